@@ -1,0 +1,152 @@
+"""DynamoDB plumbing: clients, paginated queries and batch calls retried until done."""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import boto3
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.config import Config
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+BATCH_GET_LIMIT = 100
+BATCH_WRITE_LIMIT = 25
+MAX_BATCH_ROUNDS = 12
+MAX_WORKERS = 16
+
+DEFAULT_CONFIG = Config(retries={"mode": "adaptive", "max_attempts": 10})
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+
+
+def make_client(
+    *,
+    region_name: str | None,
+    endpoint_url: str | None,
+    boto3_session: boto3.Session | None,
+    boto_config: Config | None,
+) -> Any:
+    """A DynamoDB client with adaptive retries; raises when no region can be found."""
+    session = boto3_session or boto3.Session()
+    region = region_name or session.region_name
+    if not region:
+        raise ValueError(
+            "No AWS region found: pass region_name='us-east-1' (or your region) to "
+            "DynamoDBStore, or set AWS_REGION / AWS_DEFAULT_REGION."
+        )
+    config = DEFAULT_CONFIG.merge(boto_config) if boto_config else DEFAULT_CONFIG
+    return session.client("dynamodb", region_name=region, endpoint_url=endpoint_url, config=config)
+
+
+def serialize(item: dict[str, Any]) -> dict[str, Any]:
+    """Python values to DynamoDB attribute values."""
+    return {k: _serializer.serialize(v) for k, v in item.items()}
+
+
+def deserialize(item: dict[str, Any]) -> dict[str, Any]:
+    """DynamoDB attribute values to Python values."""
+    return {k: _deserializer.deserialize(v) for k, v in item.items()}
+
+
+def parallel_map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
+    """`map` over threads (I/O bound); results in input order, first error raised."""
+    if len(items) <= 1:
+        return [fn(item) for item in items]
+    with ThreadPoolExecutor(max_workers=min(MAX_WORKERS, len(items))) as pool:
+        return list(pool.map(fn, items))
+
+
+def chunks(items: Sequence[T], size: int) -> list[Sequence[T]]:
+    """Consecutive slices of at most `size` items."""
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _backoff(round_number: int) -> None:
+    time.sleep(min(5.0, 0.05 * 2**round_number) * random.uniform(0.5, 1.0))
+
+
+def query(client: Any, **kwargs: Any) -> Iterator[dict[str, Any]]:
+    """Every item a Query returns, following `LastEvaluatedKey`, deserialized."""
+    while True:
+        response = client.query(**kwargs)
+        for item in response.get("Items", []):
+            yield deserialize(item)
+        last = response.get("LastEvaluatedKey")
+        if not last:
+            return
+        kwargs["ExclusiveStartKey"] = last
+
+
+def batch_get(
+    client: Any,
+    table: str,
+    keys: Iterable[dict[str, Any]],
+    *,
+    consistent: bool,
+    projection: str | None = None,
+    names: dict[str, str] | None = None,
+) -> list[dict[str, Any]]:
+    """Fetch items by key with BatchGetItem (100 per call, concurrent), retrying
+    `UnprocessedKeys` with backoff until every key is answered."""
+    unique = list({(k["PK"], k["SK"]): k for k in keys}.values())
+    request: dict[str, Any] = {"ConsistentRead": consistent}
+    if projection:
+        request["ProjectionExpression"] = projection
+    if names:
+        request["ExpressionAttributeNames"] = names
+
+    def fetch(chunk: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        pending: dict[str, Any] = {table: {**request, "Keys": [serialize(k) for k in chunk]}}
+        found: list[dict[str, Any]] = []
+        for round_number in range(MAX_BATCH_ROUNDS):
+            response = client.batch_get_item(RequestItems=pending)
+            found.extend(deserialize(i) for i in response.get("Responses", {}).get(table, []))
+            pending = response.get("UnprocessedKeys") or {}
+            if not pending:
+                return found
+            _backoff(round_number)
+        left = len(pending[table]["Keys"])
+        raise RuntimeError(
+            f"BatchGetItem on {table} left {left} keys unprocessed after {MAX_BATCH_ROUNDS} "
+            "rounds of retries (sustained throttling); retry the operation later."
+        )
+
+    results = parallel_map(fetch, chunks(unique, BATCH_GET_LIMIT))
+    return [item for chunk_items in results for item in chunk_items]
+
+
+def batch_write(client: Any, table: str, requests: Sequence[dict[str, Any]]) -> None:
+    """Apply `PutRequest`/`DeleteRequest`s (Python values) with BatchWriteItem (25 per
+    call, concurrent), retrying `UnprocessedItems` with backoff until all are applied.
+    Callers pass at most one request per key."""
+
+    def write(chunk: Sequence[dict[str, Any]]) -> None:
+        pending: list[dict[str, Any]] = [_serialize_request(r) for r in chunk]
+        for round_number in range(MAX_BATCH_ROUNDS):
+            response = client.batch_write_item(RequestItems={table: pending})
+            pending = (response.get("UnprocessedItems") or {}).get(table, [])
+            if not pending:
+                return
+            _backoff(round_number)
+        raise RuntimeError(
+            f"BatchWriteItem on {table} left {len(pending)} writes unprocessed after "
+            f"{MAX_BATCH_ROUNDS} rounds of retries (sustained throttling); retry later."
+        )
+
+    parallel_map(write, chunks(requests, BATCH_WRITE_LIMIT))
+
+
+def _serialize_request(request: dict[str, Any]) -> dict[str, Any]:
+    if "PutRequest" in request:
+        return {"PutRequest": {"Item": serialize(request["PutRequest"]["Item"])}}
+    return {"DeleteRequest": {"Key": serialize(request["DeleteRequest"]["Key"])}}

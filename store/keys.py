@@ -1,0 +1,120 @@
+"""Key codec: namespaces and item keys to DynamoDB keys, injectively.
+
+LangGraph forbids `.` and NUL in namespace labels and empty labels, so joining the
+labels with `.` is injective and decodable. Every item lives in the partition of its
+namespace; the namespace registry lives in a partition whose key starts with `.`, which
+no valid namespace can encode to.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.store.base import (
+    GetOp,
+    InvalidNamespaceError,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    SearchOp,
+    validate_op_namespace,
+)
+
+PK = "PK"
+SK = "SK"
+
+SEPARATOR = "."
+ITEM_PREFIX = "k#"
+REGISTRY_PK = "._namespaces"
+
+MAX_PARTITION_KEY_BYTES = 2048
+MAX_SORT_KEY_BYTES = 1024
+# A registry row's sort key is the encoded namespace plus one separator.
+MAX_NAMESPACE_BYTES = MAX_SORT_KEY_BYTES - len(SEPARATOR)
+MAX_ITEM_KEY_BYTES = MAX_SORT_KEY_BYTES - len(ITEM_PREFIX)
+
+Namespace = tuple[str, ...]
+
+
+def validate_op(op: Op) -> None:
+    """Validate the namespace an op carries, on every path (raw ops in `batch` too)."""
+    for path in _namespaces_of(op):
+        if not isinstance(path, tuple):
+            raise InvalidNamespaceError(
+                f"Namespace must be a tuple of strings, got {type(path).__name__}: {path!r}"
+            )
+    validate_op_namespace(op)
+    if isinstance(op, PutOp):
+        validate_namespace(op.namespace)
+        validate_key(op.key)
+
+
+def validate_namespace(namespace: Namespace) -> None:
+    """Raise for a namespace an item cannot be stored under (LangGraph's rules + key size)."""
+    if not namespace:
+        raise InvalidNamespaceError("Namespace cannot be empty.")
+    if namespace[0] == "langgraph":
+        raise InvalidNamespaceError(f'Root label for namespace cannot be "langgraph": {namespace}')
+    size = len(encode_namespace(namespace).encode())
+    if size > MAX_NAMESPACE_BYTES:
+        raise InvalidNamespaceError(
+            f"Namespace {namespace!r} encodes to {size} bytes; the limit is "
+            f"{MAX_NAMESPACE_BYTES} bytes (DynamoDB sort key limit {MAX_SORT_KEY_BYTES})."
+        )
+
+
+def _namespaces_of(op: Op) -> list[Any]:
+    if isinstance(op, (GetOp, PutOp)):
+        return [op.namespace]
+    if isinstance(op, SearchOp):
+        return [op.namespace_prefix]
+    if isinstance(op, ListNamespacesOp):
+        return [condition.path for condition in op.match_conditions or ()]
+    raise ValueError(f"Unknown operation type: {type(op).__name__}")
+
+
+def validate_key(key: str) -> None:
+    """Raise `ValueError` for an item key DynamoDB cannot hold."""
+    if not isinstance(key, str):
+        raise ValueError(f"Item key must be a string, got {type(key).__name__}: {key!r}")
+    size = len(key.encode())
+    if size > MAX_ITEM_KEY_BYTES:
+        raise ValueError(
+            f"Item key is {size} bytes; the limit is {MAX_ITEM_KEY_BYTES} bytes "
+            f"(DynamoDB sort key limit {MAX_SORT_KEY_BYTES})."
+        )
+
+
+def encode_namespace(namespace: Namespace) -> str:
+    """The partition key of a (validated, non-empty) namespace."""
+    return SEPARATOR.join(namespace)
+
+
+def decode_namespace(partition_key: str) -> Namespace:
+    """Inverse of `encode_namespace`."""
+    return tuple(partition_key.split(SEPARATOR))
+
+
+def item_sort_key(key: str) -> str:
+    """The sort key of an item row."""
+    return ITEM_PREFIX + key
+
+
+def item_key_of(sort_key: str) -> str:
+    """Inverse of `item_sort_key`."""
+    return sort_key[len(ITEM_PREFIX) :]
+
+
+def registry_sort_key(namespace: Namespace) -> str:
+    """The registry row of a namespace: terminated so `begins_with` matches whole labels."""
+    return encode_namespace(namespace) + SEPARATOR
+
+
+def registry_prefix(prefix: Namespace) -> str:
+    """The `begins_with` argument selecting the registry rows at or below `prefix`."""
+    return "".join(label + SEPARATOR for label in prefix)
+
+
+def namespace_of_registry_key(sort_key: str) -> Namespace:
+    """Inverse of `registry_sort_key`."""
+    return decode_namespace(sort_key[: -len(SEPARATOR)])

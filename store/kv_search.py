@@ -1,0 +1,65 @@
+"""Search without a query: items under a namespace prefix, filtered, in a stable order.
+
+Namespaces come from the registry (one Query), then each partition is read in key order
+until `offset + limit` matches are found, so a filtered search still fills `limit` and the
+cost scales with the answer. Order: namespace (as a tuple), then key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from langgraph.store.base import SearchOp
+
+from store import dynamo
+from store.filters import matches
+from store.keys import ITEM_PREFIX, Namespace, encode_namespace
+from store.registry import Registry
+from store.rows import VALUE
+from store.ttl import is_expired
+from store.values import decode_value
+
+
+def search_rows(
+    client: Any,
+    table: str,
+    registry: Registry,
+    op: SearchOp,
+    *,
+    consistent: bool,
+    omit_expired_at: float | None,
+) -> list[dict[str, Any]]:
+    """The rows of page `offset:offset+limit` of the matches under `op.namespace_prefix`."""
+    need = op.offset + op.limit
+    if op.limit <= 0:
+        return []
+    found: list[dict[str, Any]] = []
+    for namespace in sorted(registry.candidates(op.namespace_prefix)):
+        page = None if op.filter or omit_expired_at is not None else need - len(found)
+        for row in _partition(client, table, namespace, consistent=consistent, page=page):
+            if omit_expired_at is not None and is_expired(row, omit_expired_at):
+                continue
+            if not matches(decode_value(row[VALUE]), op.filter):
+                continue
+            found.append(row)
+            if len(found) >= need:
+                return found[op.offset :]
+    return found[op.offset :]
+
+
+def _partition(
+    client: Any, table: str, namespace: Namespace, *, consistent: bool, page: int | None
+) -> Iterator[dict[str, Any]]:
+    kwargs: dict[str, Any] = {
+        "TableName": table,
+        "KeyConditionExpression": "PK = :pk AND begins_with(SK, :items)",
+        "ExpressionAttributeValues": {
+            ":pk": {"S": encode_namespace(namespace)},
+            ":items": {"S": ITEM_PREFIX},
+        },
+        "ConsistentRead": consistent,
+    }
+    if page is not None:
+        kwargs["Limit"] = max(1, page)
+    return dynamo.query(client, **kwargs)

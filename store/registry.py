@@ -1,0 +1,177 @@
+"""The namespace registry: one row per namespace that holds (or held) items.
+
+Rows live in the `REGISTRY_PK` partition with the namespace's encoding (terminated by
+`.`) as sort key, so the namespaces under a prefix are one `begins_with` Query: the cost
+of discovery scales with the answer, never with the table.
+
+The registry is a superset of the non-empty namespaces. A put writes the row the first
+time a process sees a namespace (then caches it for `CACHE_SECONDS`); a delete that
+empties a namespace marks its row `emptied_at`; namespaces whose items carry a TTL are
+marked `has_ttl`. Marked rows are verified against their partition when listed, so
+answers are exact. A marked row is physically removed only after `GRACE_SECONDS`,
+longer than any process caches a registration, so a put racing the removal is never
+left unregistered.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from store import dynamo
+from store.keys import (
+    ITEM_PREFIX,
+    PK,
+    REGISTRY_PK,
+    SK,
+    Namespace,
+    encode_namespace,
+    namespace_of_registry_key,
+    registry_prefix,
+    registry_sort_key,
+)
+from store.ttl import EXPIRES_AT
+
+EMPTIED_AT = "emptied_at"
+HAS_TTL = "has_ttl"
+CACHE_SECONDS = 300.0
+GRACE_SECONDS = 900.0
+
+
+class Registry:
+    """Maintains and answers the namespace registry of one table."""
+
+    def __init__(self, client: Any, table: str, *, consistent: bool) -> None:
+        self._client = client
+        self._table = table
+        self._consistent = consistent
+        self._known: dict[Namespace, tuple[float, bool]] = {}
+        self._lock = threading.Lock()
+
+    def ensure(self, namespaces: dict[Namespace, bool]) -> None:
+        """Register namespaces about to receive items (value: some item carries a TTL)."""
+        todo = []
+        clock = time.monotonic()
+        with self._lock:
+            for ns, has_ttl in namespaces.items():
+                known = self._known.get(ns)
+                if known is None or clock - known[0] > CACHE_SECONDS or (has_ttl and not known[1]):
+                    todo.append((ns, has_ttl))
+        dynamo.parallel_map(self._register, todo)
+        with self._lock:
+            for ns, has_ttl in todo:
+                self._known[ns] = (clock, has_ttl)
+
+    def _register(self, entry: tuple[Namespace, bool]) -> None:
+        ns, has_ttl = entry
+        expression = "SET registered_at = :now REMOVE " + EMPTIED_AT
+        values: dict[str, Any] = {":now": {"N": str(int(time.time()))}}
+        if has_ttl:
+            expression = f"SET registered_at = :now, {HAS_TTL} = :t REMOVE {EMPTIED_AT}"
+            values[":t"] = {"BOOL": True}
+        self._client.update_item(
+            TableName=self._table,
+            Key=dynamo.serialize({PK: REGISTRY_PK, SK: registry_sort_key(ns)}),
+            UpdateExpression=expression,
+            ExpressionAttributeValues=values,
+        )
+
+    def forget_if_empty(self, namespaces: Iterable[Namespace]) -> None:
+        """After deletes: mark the rows of namespaces that no longer hold any item."""
+        dynamo.parallel_map(self._mark_if_empty, list(set(namespaces)))
+
+    def _mark_if_empty(self, ns: Namespace) -> None:
+        with self._lock:
+            self._known.pop(ns, None)
+        if self._has_item(ns, at=None):
+            return
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=dynamo.serialize({PK: REGISTRY_PK, SK: registry_sort_key(ns)}),
+                UpdateExpression=f"SET {EMPTIED_AT} = :now",
+                ConditionExpression="attribute_exists(SK)",
+                ExpressionAttributeValues={":now": {"N": str(int(time.time()))}},
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+
+    def namespaces(self, prefix: Namespace, *, omit_expired_at: float | None) -> list[Namespace]:
+        """Namespaces at or below `prefix` that hold items, exactly. Rows marked emptied or
+        holding TTL items are checked against their partition (with `omit_expired_at`,
+        only items unexpired at that time count)."""
+        rows = self.rows(prefix)
+        suspect = [row for row in rows if EMPTIED_AT in row or row.get(HAS_TTL)]
+        verdicts = dynamo.parallel_map(lambda row: self._verify(row, omit_expired_at), suspect)
+        dead = {row[SK] for row, live in zip(suspect, verdicts, strict=True) if not live}
+        return [namespace_of_registry_key(row[SK]) for row in rows if row[SK] not in dead]
+
+    def candidates(self, prefix: Namespace) -> list[Namespace]:
+        """Every registered namespace at or below `prefix`, unverified (a superset)."""
+        return [namespace_of_registry_key(row[SK]) for row in self.rows(prefix)]
+
+    def rows(self, prefix: Namespace) -> list[dict[str, Any]]:
+        """The registry rows at or below `prefix`: one paginated Query."""
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "ConsistentRead": self._consistent,
+            "ExpressionAttributeValues": {":pk": {"S": REGISTRY_PK}},
+        }
+        start = registry_prefix(prefix)
+        if start:
+            kwargs["KeyConditionExpression"] = "PK = :pk AND begins_with(SK, :start)"
+            kwargs["ExpressionAttributeValues"][":start"] = {"S": start}
+        else:
+            kwargs["KeyConditionExpression"] = "PK = :pk"
+        return list(dynamo.query(self._client, **kwargs))
+
+    def _verify(self, row: dict[str, Any], at: float | None) -> bool:
+        ns = namespace_of_registry_key(row[SK])
+        if self._has_item(ns, at=at):
+            return True
+        emptied = row.get(EMPTIED_AT)
+        if (
+            emptied is not None
+            and time.time() - float(emptied) > GRACE_SECONDS
+            and (at is None or not self._has_item(ns, at=None))
+        ):
+            self._remove(row)
+        return False
+
+    def _remove(self, row: dict[str, Any]) -> None:
+        try:
+            self._client.delete_item(
+                TableName=self._table,
+                Key=dynamo.serialize({PK: REGISTRY_PK, SK: row[SK]}),
+                ConditionExpression=f"{EMPTIED_AT} = :seen",
+                ExpressionAttributeValues={":seen": dynamo.serialize({"v": row[EMPTIED_AT]})["v"]},
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+
+    def _has_item(self, ns: Namespace, *, at: float | None) -> bool:
+        """Whether the namespace holds an item (unexpired at `at`, when given)."""
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :items)",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": encode_namespace(ns)},
+                ":items": {"S": ITEM_PREFIX},
+            },
+            "ProjectionExpression": "SK",
+            "ConsistentRead": True,
+            "Limit": 1 if at is None else 100,
+        }
+        if at is not None:
+            kwargs["FilterExpression"] = f"attribute_not_exists({EXPIRES_AT}) OR {EXPIRES_AT} > :at"
+            kwargs["ExpressionAttributeValues"][":at"] = {"N": str(at)}
+        response = self._client.query(**kwargs)
+        while not response.get("Items") and at is not None and "LastEvaluatedKey" in response:
+            response = self._client.query(**kwargs, ExclusiveStartKey=response["LastEvaluatedKey"])
+        return bool(response.get("Items"))

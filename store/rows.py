@@ -1,0 +1,89 @@
+"""Item rows: from a `PutOp` to DynamoDB attributes and back to LangGraph items."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from langgraph.store.base import Item, PutOp, SearchItem
+
+from store.keys import PK, SK, decode_namespace, encode_namespace, item_key_of, item_sort_key
+from store.ttl import ttl_attributes
+from store.values import check_item_size, decode_value, encode_value
+
+VALUE = "value"
+CREATED_AT = "created_at"
+UPDATED_AT = "updated_at"
+
+
+def key_of(namespace: tuple[str, ...], key: str) -> dict[str, str]:
+    """The primary key of an item."""
+    return {PK: encode_namespace(namespace), SK: item_sort_key(key)}
+
+
+def build_row(op: PutOp, at: float) -> dict[str, Any]:
+    """The attributes a put writes (without `created_at`, which survives overwrites).
+    Raises `ValueError` for a value that is not JSON or an item over 400 KB."""
+    assert op.value is not None
+    stamp = datetime.fromtimestamp(at, UTC).isoformat()
+    row: dict[str, Any] = {
+        **key_of(op.namespace, op.key),
+        VALUE: encode_value(op.value),
+        UPDATED_AT: stamp,
+        **ttl_attributes(op.ttl, at),
+    }
+    check_item_size({**row, CREATED_AT: stamp})
+    return row
+
+
+def to_item(row: dict[str, Any]) -> Item:
+    """A stored row as a LangGraph `Item`."""
+    return Item(
+        value=decode_value(row[VALUE]),
+        key=item_key_of(row[SK]),
+        namespace=decode_namespace(row[PK]),
+        created_at=datetime.fromisoformat(row[CREATED_AT]),
+        updated_at=datetime.fromisoformat(row[UPDATED_AT]),
+    )
+
+
+def to_search_item(row: dict[str, Any], score: float | None = None) -> SearchItem:
+    """A stored row as a LangGraph `SearchItem`."""
+    item = to_item(row)
+    return SearchItem(
+        namespace=item.namespace,
+        key=item.key,
+        value=item.value,
+        created_at=item.created_at,
+        updated_at=item.updated_at,
+        score=score,
+    )
+
+
+def update_arguments(row: dict[str, Any], removable: tuple[str, ...]) -> dict[str, Any]:
+    """UpdateItem arguments writing `row` whole: every attribute set, `created_at` kept
+    when the item exists, and the optional attributes the new row lacks removed."""
+    names: dict[str, str] = {}
+    values: dict[str, Any] = {}
+    sets: list[str] = []
+    for index, (name, value) in enumerate(sorted(row.items())):
+        if name in (PK, SK):
+            continue
+        names[f"#a{index}"] = name
+        values[f":a{index}"] = value
+        sets.append(f"#a{index} = :a{index}")
+    names["#created"] = CREATED_AT
+    sets.append("#created = if_not_exists(#created, :created)")
+    values[":created"] = row[UPDATED_AT]
+    expression = "SET " + ", ".join(sets)
+    removed = [name for name in removable if name not in row]
+    if removed:
+        for index, name in enumerate(removed):
+            names[f"#r{index}"] = name
+        expression += " REMOVE " + ", ".join(f"#r{i}" for i in range(len(removed)))
+    return {
+        "Key": {PK: row[PK], SK: row[SK]},
+        "UpdateExpression": expression,
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": values,
+    }

@@ -1,0 +1,55 @@
+"""TTL arithmetic: expiry stamps, visibility, and when a read refreshes an item.
+
+`expires_at` is epoch seconds (DynamoDB's TTL attribute) rounded up; `ttl_minutes` keeps
+the item's own TTL so a refresh slides the expiry by that item's TTL, not the store default.
+
+Refresh rule: a read rewrites the expiry only once at least `REFRESH_FRACTION` of the
+item's TTL has elapsed since it was last set, so a hot item costs at most one write per
+tenth of its TTL, and every read leaves the item at least 90% of its TTL to live.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from decimal import Decimal
+from typing import Any
+
+EXPIRES_AT = "expires_at"
+TTL_MINUTES = "ttl_minutes"
+REFRESH_FRACTION = 0.1
+
+
+def now() -> float:
+    """Wall-clock epoch seconds (TTL is compared against DynamoDB's wall clock)."""
+    return time.time()
+
+
+def expiry(ttl_minutes: float, at: float) -> int:
+    """Epoch second at which an item written at `at` with this TTL expires."""
+    return math.ceil(at + ttl_minutes * 60)
+
+
+def ttl_attributes(ttl_minutes: float | None, at: float) -> dict[str, Any]:
+    """The TTL attributes of an item written at `at` (empty when it never expires)."""
+    if ttl_minutes is None:
+        return {}
+    if not isinstance(ttl_minutes, (int, float)) or not ttl_minutes > 0:
+        raise ValueError(f"ttl must be a positive number of minutes, got {ttl_minutes!r}")
+    return {EXPIRES_AT: expiry(ttl_minutes, at), TTL_MINUTES: Decimal(str(ttl_minutes))}
+
+
+def is_expired(item: dict[str, Any], at: float) -> bool:
+    """True once the item's expiry has passed."""
+    expires = item.get(EXPIRES_AT)
+    return expires is not None and float(expires) <= at
+
+
+def needs_refresh(item: dict[str, Any], at: float) -> bool:
+    """True when a read should slide this item's expiry (see the module rule)."""
+    expires, minutes = item.get(EXPIRES_AT), item.get(TTL_MINUTES)
+    if expires is None or minutes is None:
+        return False
+    ttl_seconds = float(minutes) * 60
+    elapsed = ttl_seconds - (float(expires) - at)
+    return elapsed >= REFRESH_FRACTION * ttl_seconds
