@@ -1,0 +1,23 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from moto import mock_aws
+
+from store import DynamoDBStore
+from tests.support import RequestCounter
+
+
+@pytest.fixture
+def kv_store() -> Iterator[DynamoDBStore]:
+    """A key-value DynamoDBStore on a fresh emulated table."""
+    with mock_aws():
+        store = DynamoDBStore("memory", region_name="us-east-1")
+        store.setup()
+        yield store
+
+
+@pytest.fixture
+def requests(kv_store: DynamoDBStore) -> RequestCounter:
+    return RequestCounter(kv_store.client)

@@ -1,0 +1,104 @@
+"""TTL: per-item and default TTL, sliding refresh by the item's own TTL, omit_expired."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from moto import mock_aws
+
+from store import DynamoDBStore
+from store.ttl import EXPIRES_AT, TTL_MINUTES
+from tests.support import RequestCounter
+
+SECOND = 1 / 60  # minutes
+
+
+@pytest.fixture
+def ttl_store() -> Iterator[DynamoDBStore]:
+    with mock_aws():
+        store = DynamoDBStore(
+            "memory",
+            region_name="us-east-1",
+            ttl={"default_ttl": 10.0, "refresh_on_read": True, "omit_expired": True},
+        )
+        store.setup()
+        yield store
+
+
+def _raw(store: DynamoDBStore, ns: tuple[str, ...], key: str) -> dict[str, Any]:
+    response = store.client.get_item(
+        TableName=store.table_name,
+        Key={"PK": {"S": ".".join(ns)}, "SK": {"S": "k#" + key}},
+        ConsistentRead=True,
+    )
+    return dict(response["Item"])
+
+
+def test_table_ttl_is_enabled_on_expires_at(ttl_store: DynamoDBStore) -> None:
+    ttl = ttl_store.client.describe_time_to_live(TableName="memory")["TimeToLiveDescription"]
+    assert ttl["TimeToLiveStatus"] == "ENABLED" and ttl["AttributeName"] == EXPIRES_AT
+
+
+def test_default_and_per_item_ttl_are_stored(ttl_store: DynamoDBStore) -> None:
+    before = time.time()
+    ttl_store.put(("a",), "default", {"v": 1})
+    ttl_store.put(("a",), "own", {"v": 1}, ttl=2.0)
+    ttl_store.put(("a",), "forever", {"v": 1}, ttl=None)
+    default, own = _raw(ttl_store, ("a",), "default"), _raw(ttl_store, ("a",), "own")
+    assert float(default[TTL_MINUTES]["N"]) == 10.0
+    assert before + 600 <= int(default[EXPIRES_AT]["N"]) <= time.time() + 601
+    assert float(own[TTL_MINUTES]["N"]) == 2.0
+    assert EXPIRES_AT not in _raw(ttl_store, ("a",), "forever")
+
+
+def test_put_without_ttl_clears_an_old_expiry(ttl_store: DynamoDBStore) -> None:
+    ttl_store.put(("a",), "k", {"v": 1}, ttl=1.0)
+    ttl_store.put(("a",), "k", {"v": 2}, ttl=None)
+    raw = _raw(ttl_store, ("a",), "k")
+    assert EXPIRES_AT not in raw and TTL_MINUTES not in raw
+
+
+def test_expired_items_are_hidden_before_the_sweep(ttl_store: DynamoDBStore) -> None:
+    ttl_store.put(("gone",), "k", {"v": 1}, ttl=SECOND)
+    ttl_store.put(("mixed",), "short", {"v": 1}, ttl=SECOND)
+    ttl_store.put(("mixed",), "long", {"v": 2})
+    assert ttl_store.get(("gone",), "k") is not None
+    assert ttl_store.list_namespaces() == [("gone",), ("mixed",)]
+    time.sleep(2.1)
+    assert ttl_store.get(("gone",), "k") is None
+    assert ttl_store.search(("gone",)) == []
+    assert [r.key for r in ttl_store.search(())] == ["long"]
+    assert ttl_store.list_namespaces() == [("mixed",)]
+    # Still in the table until DynamoDB's sweep deletes it.
+    assert _raw(ttl_store, ("gone",), "k")
+
+
+def test_refresh_slides_by_the_items_own_ttl_without_a_write_per_read(
+    ttl_store: DynamoDBStore,
+) -> None:
+    requests = RequestCounter(ttl_store.client)
+    ttl_store.put(("a",), "k", {"v": 1}, ttl=3 * SECOND)
+    first = int(_raw(ttl_store, ("a",), "k")[EXPIRES_AT]["N"])
+    requests.reset()
+    ttl_store.get(("a",), "k")  # well under a tenth of the TTL has elapsed
+    assert requests.calls["UpdateItem"] == 0
+    time.sleep(1.6)  # expiry is whole seconds rounded up: at least 0.6 s of 3 s elapsed
+    assert ttl_store.get(("a",), "k") is not None
+    assert requests.calls["UpdateItem"] == 1
+    refreshed = int(_raw(ttl_store, ("a",), "k")[EXPIRES_AT]["N"])
+    assert first < refreshed <= time.time() + 3 + 1  # own 3 s TTL, not the 10 min default
+    time.sleep(1.6)
+    assert [r.key for r in ttl_store.search(("a",))] == ["k"]  # search refreshes too
+    assert int(_raw(ttl_store, ("a",), "k")[EXPIRES_AT]["N"]) > refreshed
+
+
+def test_refresh_can_be_turned_off_per_read(ttl_store: DynamoDBStore) -> None:
+    ttl_store.put(("a",), "k", {"v": 1}, ttl=3 * SECOND)
+    first = _raw(ttl_store, ("a",), "k")[EXPIRES_AT]
+    time.sleep(1.6)
+    ttl_store.get(("a",), "k", refresh_ttl=False)
+    ttl_store.search(("a",), refresh_ttl=False)
+    assert _raw(ttl_store, ("a",), "k")[EXPIRES_AT] == first
