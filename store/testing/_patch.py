@@ -1,0 +1,305 @@
+"""Idempotent patches that teach moto's DynamoDB and Bedrock runtime the emulated features.
+
+Harmless for tables without vector indexes: every hook returns to moto's own code path
+unless the table has a vector index.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import re
+from collections.abc import Callable
+from typing import Any
+
+from moto import backend_index
+from moto.core.responses import ActionResult
+from moto.dynamodb import urls as dynamodb_urls
+from moto.dynamodb.models import DynamoDBBackend
+from moto.dynamodb.models.table import Table
+from moto.dynamodb.responses import DynamoHandler, DynamoResult
+
+from . import _vector as v
+from ._errors import ValidationError, limit_exceeded_one_online_index
+from ._search import search_vectors
+
+SEARCH_URL_BASES = (
+    r"https?://search-dynamodb\.(.+)\.amazonaws\.com",
+    # account-based endpoint botocore picks when TableName is an ARN
+    r"https?://(.+)\.search-ddb\.(.+)\.amazonaws\.com",
+)
+_installed = False
+
+__all__ = ["install"]
+
+
+def _wrap(owner: Any, name: str, make: Callable[[Any], Any]) -> None:
+    original = getattr(owner, name)
+    if getattr(original, "__emulated__", False):
+        return
+    wrapped = make(original)
+    functools.update_wrapper(wrapped, original)
+    wrapped.__emulated__ = True
+    setattr(owner, name, wrapped)
+
+
+def _register_search_host() -> None:
+    for base in SEARCH_URL_BASES:
+        if not any(p.pattern == base for _, p in backend_index.backend_url_patterns):
+            backend_index.backend_url_patterns.insert(0, ("dynamodb", re.compile(base)))
+        if base not in dynamodb_urls.url_bases:
+            dynamodb_urls.url_bases.append(base)
+
+
+# --------------------------------------------------------------------------- handler
+
+
+def _search_vectors(self: DynamoHandler) -> ActionResult:
+    with v.LOCK:
+        return ActionResult(search_vectors(self.dynamodb_backend, self.body))
+
+
+def _create_table(original: Callable[[DynamoHandler], ActionResult]) -> Any:
+    def create_table(self: DynamoHandler) -> ActionResult:
+        specs = self.body.get("VectorIndexes")
+        if specs is None:
+            return original(self)
+        body = dict(self.body)
+        attr = list(body.get("AttributeDefinitions") or [])
+        key_attrs = {k["AttributeName"] for k in body.get("KeySchema") or []}
+        for group in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+            for idx in body.get(group) or []:
+                key_attrs |= {k["AttributeName"] for k in idx.get("KeySchema") or []}
+        table_keys = [k["AttributeName"] for k in body.get("KeySchema") or []]
+        if len(specs) == 0:
+            raise ValidationError(
+                "One or more parameter values were invalid: List of VectorIndexes is empty"
+            )
+        if len(specs) > v.MAX_VECTOR_INDEXES:
+            raise ValidationError(
+                "One or more parameter values were invalid: Number of VectorIndexes "
+                f"exceeds per-table limit of {v.MAX_VECTOR_INDEXES}"
+            )
+        if body.get("BillingMode") != "PAY_PER_REQUEST":
+            raise ValidationError(
+                "One or more parameter values were invalid: Vector indexes are only "
+                "supported on tables with BillingMode PAY_PER_REQUEST"
+            )
+        types = [
+            v.validate_definition(s, attr, table_keys, f"vectorIndexes.{i}.member")
+            for i, s in enumerate(specs, start=1)
+        ]
+        names = [s["IndexName"] for s in specs]
+        names += [g["IndexName"] for g in body.get("GlobalSecondaryIndexes") or []]
+        names += [g["IndexName"] for g in body.get("LocalSecondaryIndexes") or []]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValidationError(
+                f"One or more parameter values were invalid: Duplicate index name: {dupes[0]}"
+            )
+        schema_only = {
+            e["AttributeName"] for s in specs for e in s.get("SearchSchema") or []
+        } - key_attrs
+        body["AttributeDefinitions"] = [a for a in attr if a["AttributeName"] not in schema_only]
+        self.body = body
+        original(self)
+        table = self.dynamodb_backend.get_table(body["TableName"])
+        table.attr = attr
+        v.set_indexes(
+            table,
+            {
+                s["IndexName"]: v.make_index(table, s, t, inline=True)
+                for s, t in zip(specs, types, strict=True)
+            },
+        )
+        return DynamoResult(table.describe())
+
+    return create_table
+
+
+def _update_table(original: Callable[[DynamoHandler], ActionResult]) -> Any:
+    def update_table(self: DynamoHandler) -> ActionResult:
+        body = dict(self.body)
+        updates = body.pop("VectorIndexUpdates", None)
+        table = self.dynamodb_backend.get_table(body["TableName"])
+        existing = v.indexes(table)
+        if body.get("BillingMode") == "PROVISIONED" and existing:
+            raise ValidationError(
+                "One or more parameter values were invalid: Vector indexes are only "
+                "supported on tables with BillingMode PAY_PER_REQUEST"
+            )
+        if updates is None:
+            if body.get("GlobalSecondaryIndexUpdates") and any(
+                ix.busy(v.now()) for ix in existing.values()
+            ):
+                raise limit_exceeded_one_online_index()
+            return original(self)
+        if body.get("GlobalSecondaryIndexUpdates"):
+            raise limit_exceeded_one_online_index()
+        merged = list(table.attr)
+        known = {a["AttributeName"] for a in merged}
+        for a in body.get("AttributeDefinitions") or []:
+            if a["AttributeName"] not in known:
+                merged.append(a)
+                known.add(a["AttributeName"])
+        with v.LOCK:
+            v.apply_updates(table, list(updates), merged)
+            table.attr = merged
+        others = {
+            k: val for k, val in body.items() if k not in ("TableName", "AttributeDefinitions")
+        }
+        if any(val is not None for val in others.values()):
+            body.pop("AttributeDefinitions", None)
+            self.body = body
+            original(self)
+        return DynamoResult(table.describe())
+
+    return update_table
+
+
+def _reject_vector_index(original: Callable[[DynamoHandler], ActionResult]) -> Any:
+    def action(self: DynamoHandler) -> ActionResult:
+        index_name = self.body.get("IndexName")
+        if index_name:
+            try:
+                table = self.dynamodb_backend.get_table(self.body["TableName"])
+            except Exception:
+                table = None
+            if table is not None and index_name in v.indexes(table):
+                raise ValidationError("Query operation not supported on this index type.")
+        return original(self)
+
+    return action
+
+
+def _batch_write_item(original: Callable[[DynamoHandler], ActionResult]) -> Any:
+    def batch_write_item(self: DynamoHandler) -> ActionResult:
+        for table_name, requests in (self.body.get("RequestItems") or {}).items():
+            try:
+                table = self.dynamodb_backend.get_table(table_name)
+            except Exception:
+                continue
+            if not v.indexes(table):
+                continue
+            for request in requests:
+                put = request.get("PutRequest")
+                if put is not None:
+                    v.validate_item(table, put["Item"])
+        return original(self)
+
+    return batch_write_item
+
+
+# --------------------------------------------------------------------------- models
+
+
+def _describe(original: Callable[..., dict[str, Any]]) -> Any:
+    def describe(self: Table, base_key: str = "TableDescription") -> dict[str, Any]:
+        result = original(self, base_key)
+        found = v.indexes(self)
+        if found:
+            result[base_key]["VectorIndexes"] = [ix.describe(self) for ix in found.values()]
+        return result
+
+    return describe
+
+
+def _table_put_item(original: Callable[..., Any]) -> Any:
+    def put_item(self: Table, item_attrs: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        if not v.indexes(self):
+            return original(self, item_attrs, *args, **kwargs)
+        v.validate_item(self, item_attrs)
+        old = None
+        try:
+            from moto.dynamodb.models.dynamo_type import DynamoType
+
+            hk = DynamoType(item_attrs[self.hash_key_attr])
+            rk = DynamoType(item_attrs[self.range_key_attr]) if self.range_key_attr else None
+            old = self.get_item(hk, rk)
+        except Exception:
+            return original(self, item_attrs, *args, **kwargs)
+        item = original(self, item_attrs, *args, **kwargs)
+        v.note_write(self, item.hash_key, item.range_key, old)
+        return item
+
+    return put_item
+
+
+def _table_delete_item(original: Callable[..., Any]) -> Any:
+    def delete_item(self: Table, hash_key: Any, range_key: Any) -> Any:
+        item = original(self, hash_key, range_key)
+        if item is not None:
+            v.note_write(self, hash_key, range_key, item)
+        return item
+
+    return delete_item
+
+
+def _backend_update_item(original: Callable[..., Any]) -> Any:
+    def update_item(self: DynamoDBBackend, table_name: str, key: Any, *a: Any, **kw: Any) -> Any:
+        table = self.get_table(table_name)
+        if not v.indexes(table):
+            return original(self, table_name, key, *a, **kw)
+        try:
+            hk, rk = self.get_keys_value(table, key)
+            before = table.get_item(hk, rk)
+        except Exception:
+            return original(self, table_name, key, *a, **kw)
+        snapshot = copy.deepcopy(before)
+        shard = table.stream_shard
+        n_records = len(shard.items) if shard is not None else 0
+        item = original(self, table_name, key, *a, **kw)
+        try:
+            v.validate_item(table, item.attrs)
+        except ValidationError:
+            if snapshot is None:
+                if rk is not None:
+                    table.items[hk].pop(rk, None)
+                    if not table.items[hk]:
+                        del table.items[hk]
+                else:
+                    table.items.pop(hk, None)
+            elif rk is not None:
+                table.items[hk][rk] = snapshot
+            else:
+                table.items[hk] = snapshot
+            if shard is not None:
+                del shard.items[n_records:]
+            v.note_write(table, hk, rk, None)
+            raise
+        v.note_write(table, hk, rk, snapshot)
+        return item
+
+    return update_item
+
+
+def _delete_table(original: Callable[..., Any]) -> Any:
+    def delete_table(self: DynamoDBBackend, name: str) -> Any:
+        table = original(self, name)
+        v.invalidate_all(table)
+        return table
+
+    return delete_table
+
+
+def install() -> None:
+    """Apply every patch (idempotent; safe to call on every mock start)."""
+    global _installed
+    _register_search_host()
+    if _installed:
+        return
+    DynamoHandler.search_vectors = _search_vectors  # type: ignore[attr-defined]
+    _wrap(DynamoHandler, "create_table", _create_table)
+    _wrap(DynamoHandler, "update_table", _update_table)
+    _wrap(DynamoHandler, "query", _reject_vector_index)
+    _wrap(DynamoHandler, "scan", _reject_vector_index)
+    _wrap(DynamoHandler, "batch_write_item", _batch_write_item)
+    _wrap(Table, "describe", _describe)
+    _wrap(Table, "put_item", _table_put_item)
+    _wrap(Table, "delete_item", _table_delete_item)
+    _wrap(DynamoDBBackend, "update_item", _backend_update_item)
+    _wrap(DynamoDBBackend, "delete_table", _delete_table)
+    from ._bedrock import install as install_bedrock
+
+    install_bedrock()
+    _installed = True

@@ -1,0 +1,174 @@
+"""``mock_aws`` (drop-in for ``moto.mock_aws``) and ``local_endpoint`` (HTTP server mode)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar, overload
+
+import moto
+from moto.core.models import MockAWS
+
+from ._patch import install
+from ._settings import EmulatorSettings, pop_settings, push_settings
+
+T = TypeVar("T")
+
+__all__ = ["EmulatedMockAWS", "local_endpoint", "mock_aws"]
+
+
+class EmulatedMockAWS(MockAWS):
+    """``moto.mock_aws`` plus the emulation; a context manager and a decorator.
+
+    ``.settings`` is the :class:`EmulatorSettings` pushed while the mock is active; mutate
+    it to change knobs for later index operations and writes.
+    """
+
+    def __init__(self, config: Any = None, settings: EmulatorSettings | None = None) -> None:
+        super().__init__(config)
+        install()
+        self._inner: MockAWS = moto.mock_aws(config=config)
+        self.settings = settings or EmulatorSettings()
+
+    def start(self, reset: bool = True) -> None:
+        install()
+        push_settings(self.settings)
+        try:
+            self._inner.start(reset=reset)
+        except BaseException:
+            pop_settings(self.settings)
+            raise
+
+    def stop(self, remove_data: bool = True) -> None:
+        try:
+            self._inner.stop(remove_data=remove_data)
+        finally:
+            pop_settings(self.settings)
+
+
+@overload
+def mock_aws(func: Callable[..., T]) -> Callable[..., T]: ...
+
+
+@overload
+def mock_aws(
+    func: None = None,
+    *,
+    config: Any = None,
+    settings: EmulatorSettings | None = None,
+    index_creation_delay: float | None = None,
+    backfill_delay: float | None = None,
+    search_lag: float | None = None,
+    indexing_lag: float | None = None,
+    index_deletion_delay: float | None = None,
+) -> EmulatedMockAWS: ...
+
+
+def mock_aws(
+    func: Callable[..., T] | None = None,
+    *,
+    config: Any = None,
+    settings: EmulatorSettings | None = None,
+    index_creation_delay: float | None = None,
+    backfill_delay: float | None = None,
+    search_lag: float | None = None,
+    indexing_lag: float | None = None,
+    index_deletion_delay: float | None = None,
+) -> EmulatedMockAWS | Callable[..., T]:
+    """Drop-in for ``moto.mock_aws`` that adds the vector index, Bedrock and TTL emulation.
+
+    Use exactly like moto's (``with mock_aws():``, ``@mock_aws``, ``@mock_aws()`` on
+    functions or classes). Knobs (seconds, default 0, see :class:`EmulatorSettings`) may be
+    given as keywords or as a ``settings`` object; keywords override ``settings``.
+    """
+    base = settings or EmulatorSettings()
+    merged = base.merged(
+        index_creation_delay=index_creation_delay,
+        backfill_delay=backfill_delay,
+        search_lag=search_lag,
+        indexing_lag=indexing_lag,
+        index_deletion_delay=index_deletion_delay,
+    )
+    if settings is not None and merged == settings:
+        merged = settings
+    mock = EmulatedMockAWS(config=config, settings=merged)
+    if func is not None:
+        return mock(func)
+    return mock
+
+
+@contextlib.contextmanager
+def local_endpoint(
+    port: int | None = None,
+    *,
+    host: str = "127.0.0.1",
+    settings: EmulatorSettings | None = None,
+    reset: bool = True,
+    index_creation_delay: float | None = None,
+    backfill_delay: float | None = None,
+    search_lag: float | None = None,
+    indexing_lag: float | None = None,
+    index_deletion_delay: float | None = None,
+) -> Iterator[str]:
+    """Run the emulation behind moto's ThreadedMotoServer and yield its URL.
+
+    ``port=None`` picks a free port. Use the URL as ``endpoint_url`` of every boto3 client
+    (any credentials and region work). State lives in this process and is reset on entry and
+    exit when ``reset`` is true. Knobs as for :func:`mock_aws`.
+    """
+    import logging
+
+    from moto.core.base_backend import BackendDict
+    from moto.server import ThreadedMotoServer
+
+    install()
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    merged = (settings or EmulatorSettings()).merged(
+        index_creation_delay=index_creation_delay,
+        backfill_delay=backfill_delay,
+        search_lag=search_lag,
+        indexing_lag=indexing_lag,
+        index_deletion_delay=index_deletion_delay,
+    )
+    if settings is not None and merged == settings:
+        merged = settings
+    if reset:
+        BackendDict.reset()
+    server = ThreadedMotoServer(ip_address=host, port=port or 0, verbose=False)
+    server.start()
+    push_settings(merged)
+    try:
+        bound_host, bound_port = server.get_host_and_port()
+        yield f"http://{bound_host}:{bound_port}"
+    finally:
+        pop_settings(merged)
+        server.stop()
+        if reset:
+            BackendDict.reset()
+
+
+def fake_credentials_env(region: str = "us-east-1") -> dict[str, str]:
+    """Environment variables for fake credentials and a default region."""
+    return {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SECURITY_TOKEN": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+        "AWS_DEFAULT_REGION": region,
+        "AWS_REGION": region,
+    }
+
+
+@contextlib.contextmanager
+def patched_env(values: dict[str, str]) -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, old in saved.items():
+            if old is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = old
