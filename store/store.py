@@ -22,7 +22,21 @@ from langgraph.store.base import (
 )
 
 from store import dynamo, table
+from store.embedding import (
+    CONTENT_HASH,
+    INDEX_PATHS,
+    ITEM_SK,
+    VECTOR,
+    VECTOR_COUNT,
+    check_vectors,
+    content_hash,
+    texts_to_embed,
+    to_attribute,
+    vector_sort_key,
+    warn_no_text,
+)
 from store.filters import validate_filter
+from store.index_config import DynamoIndexConfig, IndexSettings, parse_index_config
 from store.keys import Namespace, validate_op
 from store.kv_search import search_rows
 from store.namespaces import literal_prefix, select
@@ -36,10 +50,13 @@ from store.rows import (
     to_search_item,
     update_arguments,
 )
+from store.semantic_search import SemanticSearch, check_page
 from store.ttl import EXPIRES_AT, TTL_MINUTES, expiry, is_expired, needs_refresh, now
+from store.values import check_item_size
+from store.vector_index import ensure_index, index_spec
 
 # Attributes a put may leave out; an overwrite removes them from the old row.
-OPTIONAL_ATTRIBUTES = (EXPIRES_AT, TTL_MINUTES)
+OPTIONAL_ATTRIBUTES = (EXPIRES_AT, TTL_MINUTES, VECTOR, CONTENT_HASH, VECTOR_COUNT, INDEX_PATHS)
 
 ItemKey = tuple[Namespace, str]
 
@@ -63,7 +80,7 @@ class DynamoDBStore(BaseStore):
         boto3_session: boto3.Session | None = None,
         boto_config: Config | None = None,
         ttl: TTLConfig | None = None,
-        index: IndexConfig | None = None,
+        index: DynamoIndexConfig | IndexConfig | None = None,
         consistent_read: bool = True,
     ) -> None:
         if not table_name or not isinstance(table_name, str):
@@ -79,16 +96,34 @@ class DynamoDBStore(BaseStore):
             boto_config=boto_config,
         )
         self._registry = Registry(self._client, table_name, consistent=consistent_read)
+        self._index: IndexSettings | None = parse_index_config(index) if index else None
+        self._semantic = (
+            SemanticSearch(self._client, table_name, self._registry, self._index)
+            if self._index
+            else None
+        )
+
+    @property
+    def client(self) -> Any:
+        """The boto3 DynamoDB client the store talks through."""
+        return self._client
 
     # Lifecycle
 
-    def setup(self) -> None:
-        """Create the table (and TTL) if missing; idempotent and safe to run concurrently."""
-        table.ensure_table(self._client, self.table_name)
+    def setup(self, *, timeout: float = 1800.0) -> None:
+        """Create what is missing and nothing else: the table (on-demand, stream, TTL on
+        `expires_at`) and, with `index`, the vector index (inline at creation, retrofitted
+        with UpdateTable on an existing table). With an index, returns only once it is
+        ACTIVE, done backfilling and answering searches; refuses an existing index whose
+        immutable settings disagree. Idempotent and safe to run from several processes."""
+        extra = {"VectorIndexes": [index_spec(self._index)]} if self._index else None
+        table.ensure_table(self._client, self.table_name, extra=extra)
+        if self._index:
+            ensure_index(self._client, self.table_name, self._index, timeout=timeout)
 
-    async def asetup(self) -> None:
+    async def asetup(self, *, timeout: float = 1800.0) -> None:
         """Async `setup`."""
-        await asyncio.to_thread(self.setup)
+        await asyncio.to_thread(self.setup, timeout=timeout)
 
     # BaseStore
 
@@ -98,11 +133,12 @@ class DynamoDBStore(BaseStore):
         validated before any I/O."""
         ops = list(ops)
         rows = self._validate(ops)
+        extras = self._embed_puts(ops, rows)
         at = now()
         results: list[Result] = [None] * len(ops)
         read_rows = self._read(ops, results, at)
         self._refresh(read_rows, ops, at)
-        self._write(ops, rows)
+        self._write(ops, rows, extras)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -119,6 +155,8 @@ class DynamoDBStore(BaseStore):
             if isinstance(op, SearchOp):
                 validate_filter(op.filter)
                 _check_page(op.limit, op.offset)
+                if op.query and self._index:
+                    check_page(op.limit, op.offset)
             elif isinstance(op, ListNamespacesOp):
                 _check_page(op.limit, op.offset)
                 if op.max_depth is not None and op.max_depth < 1:
@@ -130,6 +168,44 @@ class DynamoDBStore(BaseStore):
                     )
                 rows[index] = build_row(op, at)
         return rows
+
+    # Embedding
+
+    def _embed_puts(self, ops: list[Op], rows: dict[int, dict[str, Any]]) -> dict[int, list[Any]]:
+        """Embed the final put of each key in one call; put vector 0 on the item row and
+        return the other vectors (one extra row each) by op position."""
+        if self._index is None:
+            return {}
+        final = {(op.namespace, op.key): i for i, op in enumerate(ops) if isinstance(op, PutOp)}
+        jobs: list[tuple[int, list[str]]] = []
+        for i in final.values():
+            op = ops[i]
+            if i not in rows or not isinstance(op, PutOp) or op.value is None:
+                continue
+            paths = self._index.fields if op.index is None else tuple(op.index or ())
+            if op.index is not None:
+                rows[i][INDEX_PATHS] = list(paths)  # remembered for re-embedding
+            texts = texts_to_embed(op.value, paths)
+            if texts:
+                jobs.append((i, texts))
+            elif paths:
+                warn_no_text(op.namespace, op.key, paths)
+        every_text = [text for _, texts in jobs for text in texts]
+        if not every_text:
+            return {}
+        vectors = self._index.embeddings.embed_documents(every_text)
+        check_vectors(vectors, self._index.dims, len(every_text))
+        extras: dict[int, list[Any]] = {}
+        start = 0
+        for i, texts in jobs:
+            mine = vectors[start : start + len(texts)]
+            start += len(texts)
+            rows[i][VECTOR] = to_attribute(mine[0])
+            rows[i][CONTENT_HASH] = content_hash(texts, self._index.dims)
+            rows[i][VECTOR_COUNT] = len(mine)
+            check_item_size(rows[i])
+            extras[i] = [to_attribute(vector) for vector in mine[1:]]
+        return extras
 
     # Reads
 
@@ -158,7 +234,22 @@ class DynamoDBStore(BaseStore):
                 if ops[i].refresh_ttl:  # type: ignore[union-attr]
                     read_rows.append(row)
 
+        semantic = self._semantic
+        queries = sorted({op.query for op in ops if isinstance(op, SearchOp) and op.query})
+        query_vectors: dict[str, list[float]] = {}
+        if semantic is not None and self._index is not None and queries:
+            embeddings = self._index.embeddings
+            vectors = dynamo.parallel_map(embeddings.embed_query, queries)
+            check_vectors(vectors, self._index.dims, len(queries))
+            query_vectors = dict(zip(queries, vectors, strict=True))
+
         def answer_search(i: int, op: SearchOp) -> None:
+            if semantic is not None and op.query:
+                hits = semantic.search(op, query_vectors[op.query], omit_expired_at=omit_at)
+                results[i] = [to_search_item(row, score) for row, score in hits]
+                if op.refresh_ttl:
+                    read_rows.extend(row for row, _ in hits)
+                return
             found = search_rows(
                 self._client,
                 self.table_name,
@@ -215,51 +306,68 @@ class DynamoDBStore(BaseStore):
 
     # Writes
 
-    def _write(self, ops: list[Op], rows: dict[int, dict[str, Any]]) -> None:
+    def _write(
+        self, ops: list[Op], rows: dict[int, dict[str, Any]], extras: dict[int, list[Any]]
+    ) -> None:
         last: dict[ItemKey, int] = {}
         for i, op in enumerate(ops):
             if isinstance(op, PutOp):
                 last[(op.namespace, op.key)] = i
         if not last:
             return
-        puts = {k: rows[i] for k, i in last.items() if i in rows}
+        puts = [rows[i] for i in last.values() if i in rows]
         deletes = [k for k, i in last.items() if i not in rows]
         with_ttl: dict[Namespace, bool] = {}
-        for (namespace, _), row in puts.items():
-            with_ttl[namespace] = with_ttl.get(namespace, False) or EXPIRES_AT in row
+        for (namespace, _), i in last.items():
+            if i in rows:
+                with_ttl[namespace] = with_ttl.get(namespace, False) or EXPIRES_AT in rows[i]
         self._registry.ensure(with_ttl)
         try:
-            self._write_rows(list(puts.values()), deletes)
+            old_counts = self._write_rows(puts, deletes)
         except Exception:
             # Keep the registry exact for namespaces the failed write left empty.
             self._registry.forget_if_empty(with_ttl)
             raise
+        if self._index is not None:
+            self._write_vector_rows(puts, deletes, extras_by_row(last, rows, extras), old_counts)
         if deletes:
             self._registry.forget_if_empty(namespace for namespace, _ in deletes)
 
-    def _write_rows(self, puts: list[dict[str, Any]], deletes: list[ItemKey]) -> None:
+    def _write_rows(
+        self, puts: list[dict[str, Any]], deletes: list[ItemKey]
+    ) -> dict[tuple[str, str], int]:
+        """Write item rows; returns how many vectors each overwritten or deleted item had
+        (only with an index, to clean up its extra vector rows)."""
+        returns = {"ReturnValues": "UPDATED_OLD"} if self._index else {}
         if len(puts) == 1 and not deletes:
             args = update_arguments(puts[0], OPTIONAL_ATTRIBUTES)
-            self._client.update_item(
+            key = args.pop("Key")
+            response = self._client.update_item(
                 TableName=self.table_name,
-                Key=dynamo.serialize(args.pop("Key")),
+                Key=dynamo.serialize(key),
                 UpdateExpression=args["UpdateExpression"],
                 ExpressionAttributeNames=args["ExpressionAttributeNames"],
                 ExpressionAttributeValues=dynamo.serialize(args["ExpressionAttributeValues"]),
+                **returns,
             )
-            return
+            return _old_counts([{**key, **dynamo.deserialize(response.get("Attributes", {}))}])
         if len(deletes) == 1 and not puts:
-            self._client.delete_item(
-                TableName=self.table_name, Key=dynamo.serialize(key_of(*deletes[0]))
+            key = key_of(*deletes[0])
+            response = self._client.delete_item(
+                TableName=self.table_name,
+                Key=dynamo.serialize(key),
+                **({"ReturnValues": "ALL_OLD"} if self._index else {}),
             )
-            return
-        created = self._created_at(puts)
+            return _old_counts([{**key, **dynamo.deserialize(response.get("Attributes", {}))}])
+        previous = self._previous(puts, deletes)
         requests: list[dict[str, Any]] = [
             {
                 "PutRequest": {
                     "Item": {
                         **row,
-                        CREATED_AT: created.get((row["PK"], row["SK"]), row[UPDATED_AT]),
+                        CREATED_AT: previous.get((row["PK"], row["SK"]), {}).get(
+                            CREATED_AT, row[UPDATED_AT]
+                        ),
                     }
                 }
             }
@@ -267,20 +375,75 @@ class DynamoDBStore(BaseStore):
         ]
         requests += [{"DeleteRequest": {"Key": key_of(*key)}} for key in deletes]
         dynamo.batch_write(self._client, self.table_name, requests)
+        return _old_counts(list(previous.values()))
 
-    def _created_at(self, puts: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
-        """`created_at` of the items the puts overwrite (one BatchGetItem per 100)."""
-        if not puts:
+    def _previous(
+        self, puts: list[dict[str, Any]], deletes: list[ItemKey]
+    ) -> dict[tuple[str, str], dict[str, Any]]:
+        """`created_at` (and, with an index, `vector_count`) of the items about to be
+        overwritten or deleted: one BatchGetItem per 100 keys."""
+        keys = [{"PK": row["PK"], "SK": row["SK"]} for row in puts]
+        names = {"#c": CREATED_AT}
+        if self._index is not None:
+            keys += [key_of(*key) for key in deletes]
+            names["#n"] = VECTOR_COUNT
+        if not keys:
             return {}
         found = dynamo.batch_get(
             self._client,
             self.table_name,
-            [{"PK": row["PK"], "SK": row["SK"]} for row in puts],
+            keys,
             consistent=True,
-            projection="PK, SK, #c",
-            names={"#c": CREATED_AT},
+            projection="PK, SK, " + ", ".join(names),
+            names=names,
         )
-        return {(row["PK"], row["SK"]): row[CREATED_AT] for row in found if CREATED_AT in row}
+        return {(row["PK"], row["SK"]): row for row in found}
+
+    def _write_vector_rows(
+        self,
+        puts: list[dict[str, Any]],
+        deletes: list[ItemKey],
+        extras: dict[tuple[str, str], list[Any]],
+        old_counts: dict[tuple[str, str], int],
+    ) -> None:
+        """Write each item's vectors 1..n-1 as rows tagged with the item's content hash
+        (readers ignore rows whose hash no longer matches) and delete surplus old ones."""
+        requests: list[dict[str, Any]] = []
+        wanted = {(row["PK"], row["SK"]): row for row in puts}
+        for key in deletes:
+            item_key = key_of(*key)
+            wanted[(item_key["PK"], item_key["SK"])] = {}
+        for (pk, sk), row in wanted.items():
+            for position, vector in enumerate(extras.get((pk, sk), []), start=1):
+                item = {
+                    "PK": pk,
+                    "SK": vector_sort_key(sk, position),
+                    VECTOR: vector,
+                    ITEM_SK: sk,
+                    CONTENT_HASH: row[CONTENT_HASH],
+                }
+                requests.append({"PutRequest": {"Item": item}})
+            new_count = max(1, int(row.get(VECTOR_COUNT, 0)))
+            for position in range(new_count, old_counts.get((pk, sk), 0)):
+                stale = {"PK": pk, "SK": vector_sort_key(sk, position)}
+                requests.append({"DeleteRequest": {"Key": stale}})
+        if requests:
+            dynamo.batch_write(self._client, self.table_name, requests)
+
+
+def extras_by_row(
+    last: dict[ItemKey, int], rows: dict[int, dict[str, Any]], extras: dict[int, list[Any]]
+) -> dict[tuple[str, str], list[Any]]:
+    """Extra vectors keyed by the item row's primary key."""
+    by_row: dict[tuple[str, str], list[Any]] = {}
+    for i in last.values():
+        if i in extras:
+            by_row[(rows[i]["PK"], rows[i]["SK"])] = extras[i]
+    return by_row
+
+
+def _old_counts(rows: list[dict[str, Any]]) -> dict[tuple[str, str], int]:
+    return {(r["PK"], r["SK"]): int(r[VECTOR_COUNT]) for r in rows if VECTOR_COUNT in r}
 
 
 def _check_page(limit: int, offset: int) -> None:

@@ -1,0 +1,89 @@
+"""What gets embedded and how vectors are checked and stored (shared by store and Lambda)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from langgraph.store.base import get_text_at_path
+
+from store.keys import item_key_of
+
+logger = logging.getLogger(__name__)
+
+VECTOR = "embedding"
+CONTENT_HASH = "content_hash"
+VECTOR_COUNT = "vector_count"
+INDEX_PATHS = "index_paths"
+ITEM_SK = "item_sk"
+VECTOR_ROW_PREFIX = "v#"
+
+
+def texts_to_embed(value: Mapping[str, Any], paths: Sequence[str]) -> list[str]:
+    """Every text the paths select, in path order (`get_text_at_path` semantics): each
+    becomes its own vector."""
+    texts: list[str] = []
+    for path in paths:
+        texts.extend(text for text in get_text_at_path(value, path) if text)
+    return texts
+
+
+def content_hash(texts: Sequence[str], dims: int) -> str:
+    """Identifies what was embedded: vectors are valid for an item while this matches."""
+    payload = json.dumps([dims, list(texts)], ensure_ascii=False).encode()
+    return hashlib.sha256(payload).hexdigest()[:32]
+
+
+def check_vectors(vectors: Sequence[Sequence[float]], dims: int, count: int) -> None:
+    """Raise `ValueError` unless there are `count` finite vectors of `dims` numbers."""
+    if len(vectors) != count:
+        raise ValueError(f"The embedding model returned {len(vectors)} vectors for {count} texts")
+    for vector in vectors:
+        if len(vector) != dims:
+            raise ValueError(
+                f"The embedding model returned {len(vector)} dimensions but index['dims'] "
+                f"is {dims}: set dims={len(vector)} or use a model that produces {dims}."
+            )
+        if not all(math.isfinite(x) for x in vector):
+            raise ValueError("The embedding model returned a non-finite number (NaN or inf)")
+
+
+def to_attribute(vector: Sequence[float]) -> list[Decimal]:
+    """A vector as DynamoDB numbers, at the index's f32 precision (9 significant digits)."""
+    return [Decimal(f"{float(x):.9g}") for x in vector]
+
+
+def to_search_vector(vector: Sequence[float]) -> list[dict[str, str]]:
+    """A query vector in `SearchVectors`' wire shape."""
+    return [{"N": f"{float(x):.9g}"} for x in vector]
+
+
+def score(distance: float, distance_function: str) -> float:
+    """LangGraph's score (higher is closer) from the index's distance."""
+    if distance_function == "COSINE":
+        return 1.0 - distance
+    if distance_function == "EUCLIDEAN":
+        return 1.0 / (1.0 + distance)
+    return distance
+
+
+def vector_sort_key(item_sort_key: str, position: int) -> str:
+    """The row holding an item's vector number `position` (>= 1); vector 0 is on the item.
+    Injective: the position after the last `#` has no `#`."""
+    return f"{VECTOR_ROW_PREFIX}{item_key_of(item_sort_key)}#{position}"
+
+
+def warn_no_text(namespace: tuple[str, ...], key: str, paths: Sequence[str]) -> None:
+    """Log that an item is stored but cannot be found by semantic search."""
+    logger.warning(
+        "Item %r in namespace %r has no text at %s: stored without a vector, so semantic "
+        "search will not return it",
+        key,
+        namespace,
+        list(paths),
+    )

@@ -1,0 +1,95 @@
+"""Semantic index configuration: LangGraph's `IndexConfig` plus DynamoDB's settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from langchain_core.embeddings import Embeddings
+from langgraph.store.base import IndexConfig, ensure_embeddings
+
+DistanceFunction = Literal["COSINE", "EUCLIDEAN", "DOT_PRODUCT"]
+DISTANCE_FUNCTIONS: tuple[str, ...] = ("COSINE", "EUCLIDEAN", "DOT_PRODUCT")
+EMBED_ON: tuple[str, ...] = ("write", "stream")
+MAX_DIMENSIONS = 4096
+DEFAULT_INDEX_NAME = "memory-vectors"
+DEFAULT_MAX_FANOUT = 100
+
+
+class DynamoIndexConfig(IndexConfig, total=False):
+    """`IndexConfig` (`dims`, `embed`, `fields`) plus:
+
+    - `distance_function`: "COSINE" (default), "EUCLIDEAN" or "DOT_PRODUCT";
+    - `embed_on`: "write" (default; embed inside `put`) or "stream";
+    - `index_name`: the vector index name (default "memory-vectors");
+    - `max_fanout`: most namespaces one semantic search under a prefix may cover (100).
+    """
+
+    distance_function: DistanceFunction
+    embed_on: Literal["write", "stream"]
+    index_name: str
+    max_fanout: int
+
+
+@dataclass(frozen=True)
+class IndexSettings:
+    """A validated index configuration."""
+
+    dims: int
+    embeddings: Embeddings
+    fields: tuple[str, ...]
+    distance_function: str
+    embed_on: str
+    index_name: str
+    max_fanout: int
+
+
+def parse_index_config(config: DynamoIndexConfig | IndexConfig | dict[str, Any]) -> IndexSettings:
+    """Validate an index configuration, raising `ValueError` that says what to set."""
+    if not isinstance(config, dict):
+        raise ValueError(f"index must be a dict (an IndexConfig), got {type(config).__name__}")
+    known = set(DynamoIndexConfig.__annotations__) | {"dims", "embed", "fields", "ann_index_config"}
+    unknown = sorted(set(config) - known)
+    if unknown:
+        raise ValueError(f"Unknown index setting(s) {unknown}; known: {sorted(known)}")
+    dims = config.get("dims")
+    if not isinstance(dims, int) or isinstance(dims, bool) or not 1 <= dims <= MAX_DIMENSIONS:
+        raise ValueError(
+            f"index['dims'] must be the embedding model's dimension count, an int from 1 to "
+            f"{MAX_DIMENSIONS} (DynamoDB's limit); got {dims!r}"
+        )
+    if config.get("embed") is None:
+        raise ValueError(
+            "index['embed'] is required: a LangChain Embeddings (e.g. langchain_aws."
+            "BedrockEmbeddings), a sync or async function, or a provider string"
+        )
+    fields = config.get("fields") or ["$"]
+    if isinstance(fields, str) or not all(isinstance(f, str) and f for f in fields):
+        raise ValueError(f"index['fields'] must be a list of JSON paths, got {fields!r}")
+    distance = config.get("distance_function", "COSINE")
+    if distance not in DISTANCE_FUNCTIONS:
+        choices = list(DISTANCE_FUNCTIONS)
+        raise ValueError(f"index['distance_function'] must be one of {choices}, got {distance!r}")
+    embed_on = config.get("embed_on", "write")
+    if embed_on not in EMBED_ON:
+        raise ValueError(f"index['embed_on'] must be one of {list(EMBED_ON)}, got {embed_on!r}")
+    if embed_on == "stream":
+        raise ValueError(
+            "index['embed_on']='stream' needs the background stream consumer, which this "
+            "version does not ship yet; use embed_on='write'"
+        )
+    index_name = config.get("index_name", DEFAULT_INDEX_NAME)
+    if not isinstance(index_name, str) or not 3 <= len(index_name) <= 255:
+        raise ValueError(f"index['index_name'] must be 3-255 characters, got {index_name!r}")
+    max_fanout = config.get("max_fanout", DEFAULT_MAX_FANOUT)
+    if not isinstance(max_fanout, int) or max_fanout < 1:
+        raise ValueError(f"index['max_fanout'] must be a positive int, got {max_fanout!r}")
+    return IndexSettings(
+        dims=dims,
+        embeddings=ensure_embeddings(config["embed"]),
+        fields=tuple(fields),
+        distance_function=distance,
+        embed_on=embed_on,
+        index_name=index_name,
+        max_fanout=max_fanout,
+    )

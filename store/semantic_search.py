@@ -1,0 +1,142 @@
+"""Search with a query: one `SearchVectors` per namespace, merged by score.
+
+The index's HASH element is the partition key, so each call is scoped to one namespace.
+A prefix fans out over the namespaces below it (from the registry, bounded by
+`max_fanout`), concurrently, and the hits are merged by score: the global top
+`offset + limit` is always within the union of each namespace's top `offset + limit`.
+Values come from the index projection (ALL), so a hit on an item row needs no read;
+hits on an item's extra vector rows are resolved with one BatchGetItem and kept only while
+their content hash matches the item's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langgraph.store.base import SearchOp
+
+from store import dynamo
+from store.embedding import CONTENT_HASH, ITEM_SK, score, to_search_vector
+from store.filters import matches
+from store.index_config import IndexSettings
+from store.keys import ITEM_PREFIX, PK, SK, Namespace, encode_namespace
+from store.registry import Registry
+from store.rows import VALUE
+from store.ttl import is_expired
+from store.values import decode_value
+
+TOP_K_CAP = 100
+
+Hit = tuple[dict[str, Any], float]
+
+
+def check_page(limit: int, offset: int) -> None:
+    """Raise when a semantic page reaches past what the index can return."""
+    if limit + offset > TOP_K_CAP:
+        raise ValueError(
+            f"Semantic search returns at most the top {TOP_K_CAP} matches: limit + offset "
+            f"is {limit + offset}. Narrow the namespace or the page (limit + offset <= "
+            f"{TOP_K_CAP})."
+        )
+
+
+class SemanticSearch:
+    """Runs semantic searches against one table's vector index."""
+
+    def __init__(
+        self, client: Any, table: str, registry: Registry, settings: IndexSettings
+    ) -> None:
+        self._client = client
+        self._table = table
+        self._registry = registry
+        self._settings = settings
+
+    def search(
+        self, op: SearchOp, query_vector: Sequence[float], *, omit_expired_at: float | None
+    ) -> list[Hit]:
+        """The page `offset:offset+limit` of items under the prefix, best score first."""
+        need = op.offset + op.limit
+        if op.limit <= 0:
+            return []
+        namespaces = self._registry.candidates(op.namespace_prefix)
+        if len(namespaces) > self._settings.max_fanout:
+            raise ValueError(
+                f"Semantic search under {op.namespace_prefix!r} covers {len(namespaces)} "
+                f"namespaces, more than index['max_fanout']={self._settings.max_fanout}. "
+                "Search a narrower prefix or raise max_fanout."
+            )
+        overfetch = bool(op.filter) or omit_expired_at is not None
+        vector = to_search_vector(query_vector)
+        per_namespace = dynamo.parallel_map(
+            lambda ns: self._namespace_hits(ns, vector, need, overfetch), namespaces
+        )
+        hits = [hit for hits in per_namespace for hit in hits]
+        hits.sort(key=lambda hit: (-hit[1], hit[0][PK], hit[0][SK]))
+        kept = [
+            hit
+            for hit in hits
+            if not (omit_expired_at is not None and is_expired(hit[0], omit_expired_at))
+            and matches(decode_value(hit[0][VALUE]), op.filter)
+        ]
+        return kept[op.offset : need]
+
+    def _namespace_hits(
+        self, namespace: Namespace, vector: list[dict[str, str]], need: int, overfetch: bool
+    ) -> list[Hit]:
+        top_k = TOP_K_CAP if overfetch else need
+        while True:
+            results = self._search_vectors(namespace, vector, top_k)
+            hits = self._resolve(results)
+            if len(hits) >= need or len(results) < top_k or top_k == TOP_K_CAP:
+                return hits
+            top_k = TOP_K_CAP  # several vectors per item: fetch deeper to fill the page
+
+    def _search_vectors(
+        self, namespace: Namespace, vector: list[dict[str, str]], top_k: int
+    ) -> list[dict[str, Any]]:
+        response = self._client.search_vectors(
+            TableName=self._table,
+            IndexName=self._settings.index_name,
+            SearchVector=vector,
+            TopK=top_k,
+            SearchConditionExpression="#pk = :pk",
+            ExpressionAttributeNames={"#pk": PK},
+            ExpressionAttributeValues={":pk": {"S": encode_namespace(namespace)}},
+        )
+        results: list[dict[str, Any]] = response.get("SearchResults", [])
+        return results
+
+    def _resolve(self, results: list[dict[str, Any]]) -> list[Hit]:
+        """Best score per item (results come best first); extra vector rows resolved to
+        their item, dropped when stale."""
+        best: dict[str, Hit] = {}
+        extra: dict[str, Hit] = {}
+        fallback: dict[str, Hit] = {}  # item-row hits behind an extra row that may be stale
+        for result in results:
+            row = dynamo.deserialize(result["Item"])
+            value = score(float(result["Score"]), self._settings.distance_function)
+            item_sk = row[SK] if row[SK].startswith(ITEM_PREFIX) else row.get(ITEM_SK)
+            if item_sk is None or item_sk in best:
+                continue
+            if row[SK] != item_sk:
+                extra.setdefault(item_sk, (row, value))
+            elif item_sk in extra:
+                fallback.setdefault(item_sk, (row, value))
+            else:
+                best[item_sk] = (row, value)
+        if extra:
+            items = dynamo.batch_get(
+                self._client,
+                self._table,
+                [{PK: row[PK], SK: item_sk} for item_sk, (row, _) in extra.items()],
+                consistent=True,
+            )
+            by_sk = {item[SK]: item for item in items}
+            for item_sk, (row, value) in extra.items():
+                item = by_sk.get(item_sk)
+                if item is not None and item.get(CONTENT_HASH) == row.get(CONTENT_HASH):
+                    best[item_sk] = (item, value)
+                elif item_sk in fallback:
+                    best[item_sk] = fallback[item_sk]
+        return list(best.values())

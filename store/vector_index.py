@@ -1,0 +1,170 @@
+"""Vector index lifecycle: create or retrofit it, refuse a mismatch, wait until usable."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from store.embedding import VECTOR, to_search_vector
+from store.index_config import IndexSettings
+from store.keys import PK, REGISTRY_PK, SK
+from store.table import describe
+
+logger = logging.getLogger(__name__)
+
+NOT_YET_SEARCHABLE = "does not have the specified index"
+
+
+def index_spec(settings: IndexSettings) -> dict[str, Any]:
+    """The vector index this store needs: HASH on the partition key, everything projected
+    (so one SearchVectors answers with whole values)."""
+    return {
+        "IndexName": settings.index_name,
+        "VectorAttribute": {"AttributeName": VECTOR},
+        "Dimensions": settings.dims,
+        "DistanceFunction": settings.distance_function,
+        "Projection": {"ProjectionType": "ALL"},
+        "SearchSchema": [{"AttributeName": PK, "SearchSchemaElementType": "HASH"}],
+    }
+
+
+def find_index(description: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """The named vector index of a table description, if any."""
+    for index in description.get("VectorIndexes", []):
+        if index["IndexName"] == name:
+            return dict(index)
+    return None
+
+
+def check_compatible(table: str, existing: dict[str, Any], settings: IndexSettings) -> None:
+    """Raise `ValueError` when an existing index's immutable settings disagree."""
+    wanted = index_spec(settings)
+    name = settings.index_name
+    way_out = (
+        f"These settings are immutable: pick a new index['index_name'] (setup() creates it), "
+        f"or delete index {name!r} (UpdateTable VectorIndexUpdates=[{{'Delete': "
+        f"{{'IndexName': {name!r}}}}}]) and run setup() again."
+    )
+    checks = [
+        ("Dimensions", existing.get("Dimensions"), wanted["Dimensions"], "index['dims']"),
+        (
+            "DistanceFunction",
+            existing.get("DistanceFunction"),
+            wanted["DistanceFunction"],
+            "index['distance_function']",
+        ),
+        (
+            "VectorAttribute",
+            existing.get("VectorAttribute", {}).get("AttributeName"),
+            VECTOR,
+            "the store's vector attribute",
+        ),
+        (
+            "SearchSchema",
+            _schema(existing.get("SearchSchema", [])),
+            _schema(wanted["SearchSchema"]),
+            "the store's search schema",
+        ),
+        (
+            "Projection",
+            existing.get("Projection", {}).get("ProjectionType"),
+            "ALL",
+            "the store's projection",
+        ),
+    ]
+    for field, have, want, setting in checks:
+        if have != want:
+            raise ValueError(
+                f"Vector index {name!r} on table {table} has {field} {have!r} but {setting} "
+                f"needs {want!r}. {way_out}"
+            )
+
+
+def _schema(elements: list[dict[str, str]]) -> list[tuple[str, str]]:
+    return sorted((e["AttributeName"], e["SearchSchemaElementType"]) for e in elements)
+
+
+def ensure_index(client: Any, table: str, settings: IndexSettings, *, timeout: float) -> None:
+    """Retrofit the index onto an existing table if missing, check it, and return only
+    once it is ACTIVE, not backfilling, and answering searches."""
+    deadline = time.monotonic() + timeout
+    while True:
+        description = describe(client, table)
+        if description is None:
+            raise RuntimeError(f"Table {table} disappeared while setting up its vector index")
+        existing = find_index(description, settings.index_name)
+        if existing is not None:
+            check_compatible(table, existing, settings)
+            break
+        if _try_create(client, table, settings):
+            break
+        _sleep_until(deadline, 2.0, f"another index operation on {table} to finish")
+    _wait_ready(client, table, settings, deadline)
+    _wait_searchable(client, table, settings, deadline)
+
+
+def _try_create(client: Any, table: str, settings: IndexSettings) -> bool:
+    logger.info("Adding vector index %s to table %s", settings.index_name, table)
+    try:
+        client.update_table(
+            TableName=table,
+            AttributeDefinitions=[
+                {"AttributeName": PK, "AttributeType": "S"},
+                {"AttributeName": SK, "AttributeType": "S"},
+            ],
+            VectorIndexUpdates=[{"Create": index_spec(settings)}],
+        )
+    except ClientError as error:
+        code = error.response["Error"]["Code"]
+        if code in ("LimitExceededException", "ResourceInUseException"):
+            return False  # another index operation (maybe another process's) is running
+        raise
+    return True
+
+
+def _wait_ready(client: Any, table: str, settings: IndexSettings, deadline: float) -> None:
+    delay = 0.2
+    while True:
+        description = describe(client, table) or {}
+        index = find_index(description, settings.index_name) or {}
+        status, backfilling = index.get("IndexStatus"), bool(index.get("Backfilling"))
+        if status == "ACTIVE" and not backfilling:
+            return
+        state = f"{status}{' (backfilling)' if backfilling else ''}"
+        delay = _sleep_until(deadline, delay, f"vector index {settings.index_name}: {state}")
+
+
+def _wait_searchable(client: Any, table: str, settings: IndexSettings, deadline: float) -> None:
+    """The search endpoint may lag ACTIVE briefly; probe an empty partition until it answers."""
+    probe = [1.0] + [0.0] * (settings.dims - 1)
+    delay = 0.2
+    while True:
+        try:
+            client.search_vectors(
+                TableName=table,
+                IndexName=settings.index_name,
+                SearchVector=to_search_vector(probe),
+                TopK=1,
+                SearchConditionExpression="#pk = :pk",
+                ExpressionAttributeNames={"#pk": PK},
+                ExpressionAttributeValues={":pk": {"S": REGISTRY_PK}},
+            )
+            return
+        except ClientError as error:
+            if NOT_YET_SEARCHABLE not in str(error):
+                raise
+        delay = _sleep_until(deadline, delay, f"vector index {settings.index_name} to answer")
+
+
+def _sleep_until(deadline: float, delay: float, waiting_for: str) -> float:
+    if time.monotonic() + delay > deadline:
+        raise TimeoutError(
+            f"setup() timed out waiting for {waiting_for}; call setup() again to keep waiting "
+            "(it is idempotent) or pass a larger timeout."
+        )
+    logger.info("Waiting %.1fs for %s", delay, waiting_for)
+    time.sleep(delay)
+    return min(delay * 2, 10.0)
