@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from moto import mock_aws
 
 from store import DynamoDBStore
+from store.testing import mock_aws
 from store.ttl import EXPIRES_AT, TTL_MINUTES
 from tests.support import RequestCounter
 
