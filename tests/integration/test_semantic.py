@@ -59,7 +59,7 @@ def test_worked_example_ranks_the_right_memory_first_with_bedrock_embeddings() -
         for key, value in MEMORIES.items():
             store.put(NS, key, value)
         results = store.search(NS, query="connection drops after a minute of inactivity", limit=3)
-        assert [r.key for r in results][0] == "mem-1"
+        assert results[0].key == "mem-1"
         scores = [r.score for r in results]
         assert scores == sorted(scores, reverse=True)  # type: ignore[type-var]
         assert results[0].value == MEMORIES["mem-1"]

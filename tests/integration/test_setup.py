@@ -130,9 +130,11 @@ def test_a_new_index_name_adds_a_second_index() -> None:
 
 
 def test_setup_times_out_with_a_clear_message() -> None:
-    with mock_aws(index_creation_delay=30):
-        with pytest.raises(TimeoutError, match="call setup\\(\\) again"):
-            semantic().setup(timeout=0.5)
+    with (
+        mock_aws(index_creation_delay=30),
+        pytest.raises(TimeoutError, match="call setup\\(\\) again"),
+    ):
+        semantic().setup(timeout=0.5)
 
 
 @pytest.mark.parametrize(
