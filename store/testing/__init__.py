@@ -7,13 +7,30 @@ test changes. See :func:`mock_aws`, :func:`local_endpoint`, :class:`EmulatorSett
 from ._settings import EmulatorSettings, current_settings
 from .embedder import LexicalEmbedder, LexicalEmbeddings
 from .mock import EmulatedMockAWS, local_endpoint, mock_aws
+from .streams import (
+    BackgroundConsumer,
+    DrainReport,
+    LambdaContext,
+    drain_stream,
+    matches_filter,
+    run_consumer,
+)
+from .ttl import TTL_USER_IDENTITY, expire_ttl_items
 
 __all__ = [
+    "TTL_USER_IDENTITY",
+    "BackgroundConsumer",
+    "DrainReport",
     "EmulatedMockAWS",
     "EmulatorSettings",
+    "LambdaContext",
     "LexicalEmbedder",
     "LexicalEmbeddings",
     "current_settings",
+    "drain_stream",
+    "expire_ttl_items",
     "local_endpoint",
+    "matches_filter",
     "mock_aws",
+    "run_consumer",
 ]

@@ -262,10 +262,10 @@ def _backend_update_item(original: Callable[..., Any]) -> Any:
             elif rk is not None:
                 table.items[hk][rk] = snapshot
             else:
-                table.items[hk] = snapshot
+                table.items[hk] = snapshot  # type: ignore[assignment]
             if shard is not None:
                 del shard.items[n_records:]
-            v.note_write(table, hk, rk, None)
+            v.invalidate_all(table)
             raise
         v.note_write(table, hk, rk, snapshot)
         return item

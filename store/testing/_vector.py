@@ -427,6 +427,7 @@ def apply_updates(table: Any, updates: list[dict[str, Any]], attr_defs: list[Any
         current[ix.name] = ix
         set_indexes(table, current)
     else:
+        assert delete is not None
         name = delete["IndexName"]
         if name not in current or current[name].deleting_since is not None:
             raise ResourceNotFound(f"Requested resource not found: Index: {name} not found")
@@ -561,8 +562,13 @@ def _visible_items(table: Any, ix: VectorIndex, hash_value: DynamoType | None) -
             by_key[key] = old
     items = [by_key[k] for k in sorted(by_key, key=_sort_key)]
     if ix.hash_attr is not None and ix.hash_attr != table.hash_key_attr:
-        items = [i for i in items if i.attrs.get(ix.hash_attr) == hash_value]
+        items = [i for i in items if _has_value(i, ix.hash_attr, hash_value)]
     return items
+
+
+def _has_value(item: Item, attr: str, value: DynamoType | None) -> bool:
+    found = item.attrs.get(attr)
+    return found is not None and value is not None and bool(found == value)
 
 
 def _sort_key(key: tuple[Any, Any]) -> tuple[Any, ...]:
@@ -589,7 +595,7 @@ def partition(table: Any, ix: VectorIndex, hash_value: DynamoType | None) -> _Pa
             elif ix.hash_attr is None:
                 part = _Partition(ix, table.all_items())
             else:
-                items = [i for i in table.all_items() if i.attrs.get(ix.hash_attr) == hash_value]
+                items = [i for i in table.all_items() if _has_value(i, ix.hash_attr, hash_value)]
                 part = _Partition(ix, items)
             parts[cache_key] = part
         return part

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar, overload
 
 import moto
@@ -110,12 +110,15 @@ def local_endpoint(
     search_lag: float | None = None,
     indexing_lag: float | None = None,
     index_deletion_delay: float | None = None,
+    consumers: Mapping[str, Callable[[dict[str, Any], Any], Any]] | None = None,
 ) -> Iterator[str]:
     """Run the emulation behind moto's ThreadedMotoServer and yield its URL.
 
     ``port=None`` picks a free port. Use the URL as ``endpoint_url`` of every boto3 client
     (any credentials and region work). State lives in this process and is reset on entry and
-    exit when ``reset`` is true. Knobs as for :func:`mock_aws`.
+    exit when ``reset`` is true. Knobs as for :func:`mock_aws`. ``consumers`` maps table
+    names to Lambda stream handlers that :func:`store.testing.run_consumer` runs in the
+    background for the life of the endpoint (records are delivered as Lambda would).
     """
     import logging
 
@@ -140,7 +143,12 @@ def local_endpoint(
     push_settings(merged)
     try:
         bound_host, bound_port = server.get_host_and_port()
-        yield f"http://{bound_host}:{bound_port}"
+        with contextlib.ExitStack() as stack:
+            from .streams import run_consumer
+
+            for table_name, handler in (consumers or {}).items():
+                stack.enter_context(run_consumer(table_name, handler))
+            yield f"http://{bound_host}:{bound_port}"
     finally:
         pop_settings(merged)
         server.stop()

@@ -43,14 +43,14 @@ class EmulatedAWS:
         kwargs.setdefault("region_name", self.region)
         if self.endpoint_url is not None:
             kwargs.setdefault("endpoint_url", self.endpoint_url)
-        client: Any = getattr(boto3, "client")
+        client: Any = boto3.client
         return client(service_name, **kwargs)
 
     def resource(self, service_name: str, **kwargs: Any) -> Any:
         kwargs.setdefault("region_name", self.region)
         if self.endpoint_url is not None:
             kwargs.setdefault("endpoint_url", self.endpoint_url)
-        resource: Any = getattr(boto3, "resource")
+        resource: Any = boto3.resource
         return resource(service_name, **kwargs)
 
 
