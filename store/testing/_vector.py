@@ -137,6 +137,8 @@ class _CacheBox:
 
     def __init__(self) -> None:
         self.indexes: dict[str, dict[Any, _Partition]] = {}
+        # (index name, item key) -> (the Item the row was read from, its f32 row or None)
+        self.rows: dict[tuple[str, tuple[Any, Any]], tuple[Item, Any]] = {}
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _CacheBox:
         return _CacheBox()
@@ -150,12 +152,19 @@ def indexes(table: Any) -> dict[str, VectorIndex]:
     t = now()
     for name in [n for n, ix in found.items() if ix.gone(t)]:
         del found[name]
-        _cache(table).indexes.pop(name, None)
+        _forget_index(table, name)
     return found
 
 
 def set_indexes(table: Any, found: dict[str, VectorIndex]) -> None:
     table.__dict__["_vector_indexes"] = found
+
+
+def _forget_index(table: Any, name: str) -> None:
+    with LOCK:
+        box = _cache(table)
+        box.indexes.pop(name, None)
+        box.rows = {k: row for k, row in box.rows.items() if k[0] != name}
 
 
 def _cache(table: Any) -> _CacheBox:
@@ -186,6 +195,7 @@ def note_write(table: Any, hash_key: Any, range_key: Any, old: Item | None) -> N
             _pending(table).append((now() + lag, (hash_key, range_key), copy.deepcopy(old)))
         box = _cache(table)
         for name, ix in indexes(table).items():
+            box.rows.pop((name, (hash_key, range_key)), None)
             if ix.hash_attr == table.hash_key_attr:
                 box.indexes.get(name, {}).pop(hash_key, None)
             else:
@@ -195,6 +205,7 @@ def note_write(table: Any, hash_key: Any, range_key: Any, old: Item | None) -> N
 def invalidate_all(table: Any) -> None:
     with LOCK:
         _cache(table).indexes.clear()
+        _cache(table).rows.clear()
 
 
 # --------------------------------------------------------------------------- validation
@@ -438,8 +449,7 @@ def apply_updates(table: Any, updates: list[dict[str, Any]], attr_defs: list[Any
         ix = current[name]
         ix.deleting_since = t
         ix.deletion_delay = current_settings().index_deletion_delay
-        with LOCK:
-            _cache(table).indexes.pop(name, None)
+        _forget_index(table, name)
         indexes(table)
 
 
@@ -474,17 +484,30 @@ def _partition_items(table: Any, hash_key: DynamoType) -> list[Item]:
 class _Partition:
     """The float32 matrix of one index partition, plus lazily built filter groups."""
 
-    def __init__(self, ix: VectorIndex, items: list[Item]) -> None:
+    def __init__(
+        self,
+        ix: VectorIndex,
+        items: list[Item],
+        row_cache: dict[tuple[str, tuple[Any, Any]], tuple[Item, Any]] | None = None,
+    ) -> None:
         rows: list[Item] = []
-        raw: list[list[Any]] = []
+        raw: list[Any] = []
         for item in items:
-            vec = _vector_of(item, ix)
-            if vec is not None:
+            key = (ix.name, _item_key(item))
+            cached = row_cache.get(key) if row_cache is not None else None
+            if cached is not None and cached[0] is item:
+                row = cached[1]
+            else:
+                vec = _vector_of(item, ix)
+                row = None if vec is None else np.array(vec, dtype=np.float32)
+                if row_cache is not None:
+                    row_cache[key] = (item, row)
+            if row is not None:
                 rows.append(item)
-                raw.append(vec)
+                raw.append(row)
         self.items = rows
         self.matrix: F32Matrix = (
-            np.array(raw, dtype=np.float32).reshape(len(raw), ix.dims)
+            np.stack(raw).astype(np.float32, copy=False)
             if raw
             else np.zeros((0, ix.dims), dtype=np.float32)
         )
@@ -496,6 +519,20 @@ class _Partition:
         )
         self.sq_norms = (self.norms * self.norms).astype(np.float32)
         self._groups: dict[str, dict[DynamoType, npt.NDArray[np.intp]]] = {}
+
+    @classmethod
+    def from_matrix(cls, ix: VectorIndex, items: list[Item], matrix: F32Matrix) -> _Partition:
+        """A partition over ready-made rows (benchmarks; ``items[i]`` owns ``matrix[i]``)."""
+        part = cls(ix, [])
+        part.items = list(items)
+        part.matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+        part.norms = np.linalg.norm(part.matrix, axis=1).astype(np.float32)
+        safe = np.where(part.norms == 0, np.float32(1), part.norms)
+        part.unit = (
+            (part.matrix / safe[:, None]).astype(np.float32) if ix.distance == "COSINE" else None
+        )
+        part.sq_norms = (part.norms * part.norms).astype(np.float32)
+        return part
 
     def rows_where(self, attr: str, value: DynamoType) -> npt.NDArray[np.intp]:
         groups = self._groups.get(attr)
@@ -591,14 +628,23 @@ def partition(table: Any, ix: VectorIndex, hash_value: DynamoType | None) -> _Pa
         if part is None:
             if ix.hash_attr is not None and ix.hash_attr == table.hash_key_attr:
                 assert hash_value is not None
-                part = _Partition(ix, _partition_items(table, hash_value))
+                part = _Partition(ix, _partition_items(table, hash_value), box.rows)
             elif ix.hash_attr is None:
-                part = _Partition(ix, table.all_items())
+                part = _Partition(ix, table.all_items(), box.rows)
             else:
                 items = [i for i in table.all_items() if _has_value(i, ix.hash_attr, hash_value)]
                 part = _Partition(ix, items)
             parts[cache_key] = part
         return part
+
+
+def seed_partition(
+    table: Any, ix: VectorIndex, hash_value: DynamoType | None, part: _Partition
+) -> None:
+    """Install a prebuilt partition in the cache (used by the benchmark)."""
+    with LOCK:
+        key: Any = hash_value if hash_value is not None else ("__all__",)
+        _cache(table).indexes.setdefault(ix.name, {})[key] = part
 
 
 def index_stats(table: Any, ix: VectorIndex) -> tuple[int, int]:
