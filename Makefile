@@ -26,7 +26,8 @@ demo: $(STAMP)
 	$(PY) -m store.demo
 
 bench: $(STAMP)
-	$(PY) -m bench
+	$(PY) -m bench.request_counts
+	$(PY) -m bench.bench_search_vectors
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
