@@ -1,0 +1,80 @@
+"""Failures surface as exceptions: never an empty answer standing in for an error."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from botocore.awsrequest import AWSResponse
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+from store import DynamoDBStore
+from store.testing import LexicalEmbeddings
+
+
+class _Raw:
+    def __init__(self, body: bytes) -> None:
+        self._body = body
+
+    def stream(self, **_: Any) -> Any:
+        yield self._body
+
+
+def _fail_every_call(store: DynamoDBStore, code: str, status: int) -> list[str]:
+    """Make DynamoDB answer every HTTP request with `code` (the wire response the service
+    sends when throttling or denying), so botocore's retry logic runs as in production;
+    returns the requests attempted."""
+    attempts: list[str] = []
+
+    def answer(request: Any, **_: Any) -> AWSResponse:
+        attempts.append(request.headers.get("X-Amz-Target", b"").decode())
+        body = json.dumps({"__type": f"com.amazonaws.dynamodb.v20120810#{code}", "message": code})
+        headers = {"Content-Type": "application/x-amz-json-1.0"}
+        return AWSResponse(request.url, status, headers, _Raw(body.encode()))
+
+    store.client.meta.events.register_first("before-send.dynamodb", answer)
+    return attempts
+
+
+READS: dict[str, Callable[[DynamoDBStore], Any]] = {
+    "get": lambda s: s.get(("a",), "k"),
+    "search": lambda s: s.search(("a",)),
+    "list_namespaces": lambda s: s.list_namespaces(),
+    "semantic search": lambda s: s.search(("a",), query="x"),
+}
+
+
+@pytest.mark.parametrize("read", READS)
+def test_throttling_after_retries_raises(kv_store: DynamoDBStore, read: str) -> None:
+    store = DynamoDBStore(
+        "memory",
+        region_name="us-east-1",
+        boto_config=Config(retries={"mode": "standard", "max_attempts": 3}),
+        index={"dims": 8, "embed": LexicalEmbeddings(dims=8)},
+    )
+    attempts = _fail_every_call(store, "ProvisionedThroughputExceededException", 400)
+    with pytest.raises(ClientError, match="ProvisionedThroughputExceededException"):
+        READS[read](store)
+    assert len(attempts) >= 3  # the configured retries ran, then the error surfaced
+
+
+@pytest.mark.parametrize("read", READS)
+def test_access_denied_raises_at_once(kv_store: DynamoDBStore, read: str) -> None:
+    store = DynamoDBStore(
+        "memory",
+        region_name="us-east-1",
+        index={"dims": 8, "embed": LexicalEmbeddings(dims=8)},
+    )
+    attempts = _fail_every_call(store, "AccessDeniedException", 400)
+    with pytest.raises(ClientError, match="AccessDeniedException"):
+        READS[read](store)
+    assert len(attempts) == 1
+
+
+def test_write_failures_raise(kv_store: DynamoDBStore) -> None:
+    _fail_every_call(kv_store, "AccessDeniedException", 400)
+    with pytest.raises(ClientError, match="AccessDeniedException"):
+        kv_store.put(("a",), "k", {"v": 1})
