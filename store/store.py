@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import boto3
@@ -59,6 +60,20 @@ from store.vector_index import ensure_index, index_spec
 OPTIONAL_ATTRIBUTES = (EXPIRES_AT, TTL_MINUTES, VECTOR, CONTENT_HASH, VECTOR_COUNT, INDEX_PATHS)
 
 ItemKey = tuple[Namespace, str]
+
+
+@dataclass
+class EmbeddingPlan:
+    """The texts one batch embeds: `jobs` pairs a put's op position with its texts (in
+    `documents` order); `queries` are the distinct search queries."""
+
+    jobs: list[tuple[int, list[str]]] = field(default_factory=list)
+    documents: list[str] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)
+
+
+async def _no_vectors() -> list[list[float]]:
+    return []
 
 
 class DynamoDBStore(BaseStore):
@@ -133,17 +148,47 @@ class DynamoDBStore(BaseStore):
         validated before any I/O."""
         ops = list(ops)
         rows = self._validate(ops)
-        extras = self._embed_puts(ops, rows)
+        plan = self._plan_embeddings(ops, rows)
+        documents, queries = [], []
+        if plan.documents and self._index:
+            documents = self._index.embeddings.embed_documents(plan.documents)
+        if plan.queries and self._index:
+            queries = dynamo.parallel_map(self._index.embeddings.embed_query, plan.queries)
+        return self._execute(ops, rows, plan, documents, queries)
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """`batch` with the embedder's async methods (so async-only embedders work) and
+        all DynamoDB I/O on a worker thread: the event loop never blocks."""
+        ops = list(ops)
+        rows = self._validate(ops)
+        plan = self._plan_embeddings(ops, rows)
+        documents: list[list[float]] = []
+        queries: list[list[float]] = []
+        if self._index and (plan.documents or plan.queries):
+            embeddings = self._index.embeddings
+            documents, queries = await asyncio.gather(
+                embeddings.aembed_documents(plan.documents) if plan.documents else _no_vectors(),
+                asyncio.gather(*(embeddings.aembed_query(query) for query in plan.queries)),
+            )
+        return await asyncio.to_thread(self._execute, ops, rows, plan, documents, queries)
+
+    def _execute(
+        self,
+        ops: list[Op],
+        rows: dict[int, dict[str, Any]],
+        plan: EmbeddingPlan,
+        documents: list[list[float]],
+        queries: list[list[float]],
+    ) -> list[Result]:
+        extras = self._attach_vectors(plan, rows, documents)
+        if self._index:
+            check_vectors(queries, self._index.dims, len(plan.queries))
         at = now()
         results: list[Result] = [None] * len(ops)
-        read_rows = self._read(ops, results, at)
+        read_rows = self._read(ops, results, at, dict(zip(plan.queries, queries, strict=True)))
         self._refresh(read_rows, ops, at)
         self._write(ops, rows, extras)
         return results
-
-    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """`batch` on a worker thread: the event loop never blocks on I/O."""
-        return await asyncio.to_thread(self.batch, list(ops))
 
     # Validation
 
@@ -171,13 +216,13 @@ class DynamoDBStore(BaseStore):
 
     # Embedding
 
-    def _embed_puts(self, ops: list[Op], rows: dict[int, dict[str, Any]]) -> dict[int, list[Any]]:
-        """Embed the final put of each key in one call; put vector 0 on the item row and
-        return the other vectors (one extra row each) by op position."""
+    def _plan_embeddings(self, ops: list[Op], rows: dict[int, dict[str, Any]]) -> EmbeddingPlan:
+        """What this batch must embed: the texts of each key's final put, and the distinct
+        search queries. Notes per-item path overrides on the rows."""
+        plan = EmbeddingPlan()
         if self._index is None:
-            return {}
+            return plan
         final = {(op.namespace, op.key): i for i, op in enumerate(ops) if isinstance(op, PutOp)}
-        jobs: list[tuple[int, list[str]]] = []
         for i in final.values():
             op = ops[i]
             if i not in rows or not isinstance(op, PutOp) or op.value is None:
@@ -187,17 +232,23 @@ class DynamoDBStore(BaseStore):
                 rows[i][INDEX_PATHS] = list(paths)  # remembered for re-embedding
             texts = texts_to_embed(op.value, paths)
             if texts:
-                jobs.append((i, texts))
+                plan.jobs.append((i, texts))
+                plan.documents.extend(texts)
             elif paths:
                 warn_no_text(op.namespace, op.key, paths)
-        every_text = [text for _, texts in jobs for text in texts]
-        if not every_text:
+        plan.queries = sorted({op.query for op in ops if isinstance(op, SearchOp) and op.query})
+        return plan
+
+    def _attach_vectors(
+        self, plan: EmbeddingPlan, rows: dict[int, dict[str, Any]], vectors: list[list[float]]
+    ) -> dict[int, list[Any]]:
+        """Put each item's vector 0 on its row; return the others (one extra row each)."""
+        if self._index is None or not plan.jobs:
             return {}
-        vectors = self._index.embeddings.embed_documents(every_text)
-        check_vectors(vectors, self._index.dims, len(every_text))
+        check_vectors(vectors, self._index.dims, len(plan.documents))
         extras: dict[int, list[Any]] = {}
         start = 0
-        for i, texts in jobs:
+        for i, texts in plan.jobs:
             mine = vectors[start : start + len(texts)]
             start += len(texts)
             rows[i][VECTOR] = to_attribute(mine[0])
@@ -213,7 +264,13 @@ class DynamoDBStore(BaseStore):
     def _omit_expired(self) -> bool:
         return bool(self.ttl_config and self.ttl_config.get("omit_expired", False))
 
-    def _read(self, ops: list[Op], results: list[Result], at: float) -> list[dict[str, Any]]:
+    def _read(
+        self,
+        ops: list[Op],
+        results: list[Result],
+        at: float,
+        query_vectors: dict[str, list[float]],
+    ) -> list[dict[str, Any]]:
         """Answer every read op (concurrently); returns the rows read, for TTL refresh."""
         omit_at = at if self._omit_expired else None
         gets = [i for i, op in enumerate(ops) if isinstance(op, GetOp)]
@@ -235,13 +292,6 @@ class DynamoDBStore(BaseStore):
                     read_rows.append(row)
 
         semantic = self._semantic
-        queries = sorted({op.query for op in ops if isinstance(op, SearchOp) and op.query})
-        query_vectors: dict[str, list[float]] = {}
-        if semantic is not None and self._index is not None and queries:
-            embeddings = self._index.embeddings
-            vectors = dynamo.parallel_map(embeddings.embed_query, queries)
-            check_vectors(vectors, self._index.dims, len(queries))
-            query_vectors = dict(zip(queries, vectors, strict=True))
 
         def answer_search(i: int, op: SearchOp) -> None:
             if semantic is not None and op.query:

@@ -262,3 +262,21 @@ async def test_async_semantic_search(store: DynamoDBStore) -> None:
     found = await store.asearch(NS, query="async memory")
     assert [r.key for r in found] == ["k"]
     assert found == store.search(NS, query="async memory")
+
+
+async def test_async_only_embedder_works_through_the_async_api() -> None:
+    lexical = LexicalEmbeddings(dims=DIMS)
+    calls: list[int] = []
+
+    async def embed(texts: list[str]) -> list[list[float]]:
+        calls.append(len(texts))
+        return lexical.embed_documents(texts)
+
+    with mock_aws():
+        store = make_store(embed=embed)
+        await store.abatch([PutOp(NS, f"k{i}", {"text": f"async note {i}"}) for i in range(3)])
+        assert calls == [3]  # one embedding call for the whole batch
+        found = await store.asearch(NS, query="async note 2", limit=1)
+        assert [r.key for r in found] == ["k2"]
+        with pytest.raises(ValueError, match="async function"):
+            store.put(NS, "sync", {"text": "needs a sync embedder"})
