@@ -14,6 +14,8 @@ EMBED_ON: tuple[str, ...] = ("write", "stream")
 MAX_DIMENSIONS = 4096
 DEFAULT_INDEX_NAME = "memory-vectors"
 DEFAULT_MAX_FANOUT = 100
+MAX_INLINE_FILTERS = 18
+FILTER_PREFIX = "filter_"
 
 
 class DynamoIndexConfig(IndexConfig, total=False):
@@ -22,13 +24,17 @@ class DynamoIndexConfig(IndexConfig, total=False):
     - `distance_function`: "COSINE" (default), "EUCLIDEAN" or "DOT_PRODUCT";
     - `embed_on`: "write" (default; embed inside `put`) or "stream";
     - `index_name`: the vector index name (default "memory-vectors");
-    - `max_fanout`: most namespaces one semantic search under a prefix may cover (100).
+    - `max_fanout`: most namespaces one semantic search under a prefix may cover (100);
+    - `filter_fields`: top-level value fields (string values) copied into the vector index
+      as INLINE_FILTER attributes, so equality filters on them run inside the index, before
+      its top-100 cut (at most 18; immutable once the index exists).
     """
 
     distance_function: DistanceFunction
     embed_on: Literal["write", "stream"]
     index_name: str
     max_fanout: int
+    filter_fields: list[str]
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,16 @@ class IndexSettings:
     embed_on: str
     index_name: str
     max_fanout: int
+    filter_fields: tuple[str, ...] = ()
+
+    def filter_attribute(self, field: str) -> str:
+        """The item attribute holding a filter field's value for the index."""
+        return FILTER_PREFIX + field
+
+    @property
+    def filter_attributes(self) -> tuple[str, ...]:
+        """Every filter attribute this index declares."""
+        return tuple(self.filter_attribute(field) for field in self.filter_fields)
 
 
 def parse_index_config(config: DynamoIndexConfig | IndexConfig | dict[str, Any]) -> IndexSettings:
@@ -84,6 +100,16 @@ def parse_index_config(config: DynamoIndexConfig | IndexConfig | dict[str, Any])
     max_fanout = config.get("max_fanout", DEFAULT_MAX_FANOUT)
     if not isinstance(max_fanout, int) or max_fanout < 1:
         raise ValueError(f"index['max_fanout'] must be a positive int, got {max_fanout!r}")
+    filter_fields: Any = config.get("filter_fields", [])
+    if (
+        isinstance(filter_fields, str)
+        or not all(isinstance(f, str) and f and "." not in f for f in filter_fields)
+        or len(filter_fields) > MAX_INLINE_FILTERS
+    ):
+        raise ValueError(
+            "index['filter_fields'] must be a list of at most "
+            f"{MAX_INLINE_FILTERS} top-level field names, got {filter_fields!r}"
+        )
     return IndexSettings(
         dims=dims,
         embeddings=ensure_embeddings(config["embed"]),
@@ -92,4 +118,5 @@ def parse_index_config(config: DynamoIndexConfig | IndexConfig | dict[str, Any])
         embed_on=embed_on,
         index_name=index_name,
         max_fanout=max_fanout,
+        filter_fields=tuple(filter_fields),
     )

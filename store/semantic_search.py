@@ -68,8 +68,9 @@ class SemanticSearch:
             )
         overfetch = bool(op.filter) or omit_expired_at is not None
         vector = to_search_vector(query_vector)
+        pushed = self._pushed_filters(op.filter)
         per_namespace = dynamo.parallel_map(
-            lambda ns: self._namespace_hits(ns, vector, need, overfetch), namespaces
+            lambda ns: self._namespace_hits(ns, vector, need, overfetch, pushed), namespaces
         )
         hits = [hit for hits in per_namespace for hit in hits]
         hits.sort(key=lambda hit: (-hit[1], hit[0][PK], hit[0][SK]))
@@ -81,28 +82,56 @@ class SemanticSearch:
         ]
         return kept[op.offset : need]
 
+    def _pushed_filters(self, filter: dict[str, Any] | None) -> dict[str, str]:
+        """Equality conditions the index can apply itself: string values of filter fields."""
+        pushed: dict[str, str] = {}
+        for field, condition in (filter or {}).items():
+            if field not in self._settings.filter_fields:
+                continue
+            if isinstance(condition, dict) and set(condition) == {"$eq"}:
+                condition = condition["$eq"]
+            if isinstance(condition, str):
+                pushed[self._settings.filter_attribute(field)] = condition
+        return pushed
+
     def _namespace_hits(
-        self, namespace: Namespace, vector: list[dict[str, str]], need: int, overfetch: bool
+        self,
+        namespace: Namespace,
+        vector: list[dict[str, str]],
+        need: int,
+        overfetch: bool,
+        pushed: dict[str, str],
     ) -> list[Hit]:
         top_k = TOP_K_CAP if overfetch else need
         while True:
-            results = self._search_vectors(namespace, vector, top_k)
+            results = self._search_vectors(namespace, vector, top_k, pushed)
             hits = self._resolve(results)
             if len(hits) >= need or len(results) < top_k or top_k == TOP_K_CAP:
                 return hits
             top_k = TOP_K_CAP  # several vectors per item: fetch deeper to fill the page
 
     def _search_vectors(
-        self, namespace: Namespace, vector: list[dict[str, str]], top_k: int
+        self,
+        namespace: Namespace,
+        vector: list[dict[str, str]],
+        top_k: int,
+        pushed: dict[str, str],
     ) -> list[dict[str, Any]]:
+        names = {"#pk": PK}
+        values = {":pk": {"S": encode_namespace(namespace)}}
+        conditions = ["#pk = :pk"]
+        for index, (attribute, value) in enumerate(sorted(pushed.items())):
+            names[f"#f{index}"] = attribute
+            values[f":f{index}"] = {"S": value}
+            conditions.append(f"#f{index} = :f{index}")
         response = self._client.search_vectors(
             TableName=self._table,
             IndexName=self._settings.index_name,
             SearchVector=vector,
             TopK=top_k,
-            SearchConditionExpression="#pk = :pk",
-            ExpressionAttributeNames={"#pk": PK},
-            ExpressionAttributeValues={":pk": {"S": encode_namespace(namespace)}},
+            SearchConditionExpression=" AND ".join(conditions),
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
         )
         results: list[dict[str, Any]] = response.get("SearchResults", [])
         return results

@@ -54,7 +54,7 @@ from store.rows import (
 from store.semantic_search import SemanticSearch, check_page
 from store.ttl import EXPIRES_AT, TTL_MINUTES, expiry, is_expired, needs_refresh, now
 from store.values import check_item_size
-from store.vector_index import ensure_index, index_spec
+from store.vector_index import attribute_definitions, ensure_index, index_spec
 
 # Attributes a put may leave out; an overwrite removes them from the old row.
 OPTIONAL_ATTRIBUTES = (EXPIRES_AT, TTL_MINUTES, VECTOR, CONTENT_HASH, VECTOR_COUNT, INDEX_PATHS)
@@ -112,6 +112,9 @@ class DynamoDBStore(BaseStore):
         )
         self._registry = Registry(self._client, table_name, consistent=consistent_read)
         self._index: IndexSettings | None = parse_index_config(index) if index else None
+        self._optional = OPTIONAL_ATTRIBUTES + (
+            self._index.filter_attributes if self._index else ()
+        )
         self._semantic = (
             SemanticSearch(self._client, table_name, self._registry, self._index)
             if self._index
@@ -131,7 +134,14 @@ class DynamoDBStore(BaseStore):
         with UpdateTable on an existing table). With an index, returns only once it is
         ACTIVE, done backfilling and answering searches; refuses an existing index whose
         immutable settings disagree. Idempotent and safe to run from several processes."""
-        extra = {"VectorIndexes": [index_spec(self._index)]} if self._index else None
+        extra = (
+            {
+                "VectorIndexes": [index_spec(self._index)],
+                "AttributeDefinitions": attribute_definitions(self._index),
+            }
+            if self._index
+            else None
+        )
         table.ensure_table(self._client, self.table_name, extra=extra)
         if self._index:
             ensure_index(self._client, self.table_name, self._index, timeout=timeout)
@@ -227,6 +237,9 @@ class DynamoDBStore(BaseStore):
             op = ops[i]
             if i not in rows or not isinstance(op, PutOp) or op.value is None:
                 continue
+            for name in self._index.filter_fields:
+                if isinstance(op.value.get(name), str):
+                    rows[i][self._index.filter_attribute(name)] = op.value[name]
             paths = self._index.fields if op.index is None else tuple(op.index or ())
             if op.index is not None:
                 rows[i][INDEX_PATHS] = list(paths)  # remembered for re-embedding
@@ -390,7 +403,7 @@ class DynamoDBStore(BaseStore):
         (only with an index, to clean up its extra vector rows)."""
         returns = {"ReturnValues": "UPDATED_OLD"} if self._index else {}
         if len(puts) == 1 and not deletes:
-            args = update_arguments(puts[0], OPTIONAL_ATTRIBUTES)
+            args = update_arguments(puts[0], self._optional)
             key = args.pop("Key")
             response = self._client.update_item(
                 TableName=self.table_name,
@@ -459,6 +472,7 @@ class DynamoDBStore(BaseStore):
         """Write each item's vectors 1..n-1 as rows tagged with the item's content hash
         (readers ignore rows whose hash no longer matches) and delete surplus old ones."""
         requests: list[dict[str, Any]] = []
+        filter_attributes = self._index.filter_attributes if self._index else ()
         wanted = {(row["PK"], row["SK"]): row for row in puts}
         for key in deletes:
             item_key = key_of(*key)
@@ -471,6 +485,7 @@ class DynamoDBStore(BaseStore):
                     VECTOR: vector,
                     ITEM_SK: sk,
                     CONTENT_HASH: row[CONTENT_HASH],
+                    **{name: row[name] for name in filter_attributes if name in row},
                 }
                 requests.append({"PutRequest": {"Item": item}})
             new_count = max(1, int(row.get(VECTOR_COUNT, 0)))

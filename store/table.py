@@ -40,10 +40,9 @@ def ensure_table(client: Any, table: str, *, extra: dict[str, Any] | None = None
 
 
 def _create(client: Any, table: str, extra: dict[str, Any]) -> None:
-    definitions = [
+    definitions = extra.pop("AttributeDefinitions", None) or [
         {"AttributeName": PK, "AttributeType": "S"},
         {"AttributeName": SK, "AttributeType": "S"},
-        *extra.pop("AttributeDefinitions", []),
     ]
     logger.info("Creating DynamoDB table %s", table)
     try:

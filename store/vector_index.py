@@ -27,8 +27,23 @@ def index_spec(settings: IndexSettings) -> dict[str, Any]:
         "Dimensions": settings.dims,
         "DistanceFunction": settings.distance_function,
         "Projection": {"ProjectionType": "ALL"},
-        "SearchSchema": [{"AttributeName": PK, "SearchSchemaElementType": "HASH"}],
+        "SearchSchema": [
+            {"AttributeName": PK, "SearchSchemaElementType": "HASH"},
+            *(
+                {"AttributeName": name, "SearchSchemaElementType": "INLINE_FILTER"}
+                for name in settings.filter_attributes
+            ),
+        ],
     }
+
+
+def attribute_definitions(settings: IndexSettings) -> list[dict[str, str]]:
+    """Key and search-schema attributes the table must define for this index."""
+    return [
+        {"AttributeName": PK, "AttributeType": "S"},
+        {"AttributeName": SK, "AttributeType": "S"},
+        *({"AttributeName": name, "AttributeType": "S"} for name in settings.filter_attributes),
+    ]
 
 
 def find_index(description: dict[str, Any], name: str) -> dict[str, Any] | None:
@@ -66,7 +81,7 @@ def check_compatible(table: str, existing: dict[str, Any], settings: IndexSettin
             "SearchSchema",
             _schema(existing.get("SearchSchema", [])),
             _schema(wanted["SearchSchema"]),
-            "the store's search schema",
+            "index['filter_fields'] (with PK as HASH)",
         ),
         (
             "Projection",
@@ -111,10 +126,7 @@ def _try_create(client: Any, table: str, settings: IndexSettings) -> bool:
     try:
         client.update_table(
             TableName=table,
-            AttributeDefinitions=[
-                {"AttributeName": PK, "AttributeType": "S"},
-                {"AttributeName": SK, "AttributeType": "S"},
-            ],
+            AttributeDefinitions=attribute_definitions(settings),
             VectorIndexUpdates=[{"Create": index_spec(settings)}],
         )
     except ClientError as error:

@@ -280,3 +280,40 @@ async def test_async_only_embedder_works_through_the_async_api() -> None:
         assert [r.key for r in found] == ["k2"]
         with pytest.raises(ValueError, match="async function"):
             store.put(NS, "sync", {"text": "needs a sync embedder"})
+
+
+@pytest.mark.parametrize("pushed", [True, False])
+def test_filter_fields_run_inside_the_index_before_its_top_100(pushed: bool) -> None:
+    with mock_aws():
+        store = make_store(filter_fields=["category"] if pushed else [])
+        ops = [
+            PutOp(NS, f"noise{i}", {"text": f"red apple pie {i}", "category": "noise"})
+            for i in range(140)
+        ]
+        ops += [
+            PutOp(NS, f"signal{i}", {"text": f"apple {i}", "category": "signal"}) for i in range(10)
+        ]
+        store.batch(ops)
+        found = store.search(NS, query="red apple pie", filter={"category": "signal"}, limit=10)
+        assert all(r.value["category"] == "signal" for r in found)
+        if pushed:
+            assert sorted(r.key for r in found) == sorted(f"signal{i}" for i in range(10))
+        else:
+            # Documented limit: value filters apply to the index's top 100 per namespace, and
+            # all 100 nearest here are noise.
+            assert found == []
+
+
+def test_filter_fields_reach_every_vector_of_an_item() -> None:
+    with mock_aws():
+        store = make_store(filter_fields=["kind"])
+        store.put(
+            NS,
+            "a",
+            {"text": "zzz", "notes": ["kiwi smoothie"], "kind": "x"},
+            index=["text", "notes[*]"],
+        )
+        store.put(NS, "b", {"text": "kiwi smoothie", "kind": "y"})
+        found = store.search(NS, query="kiwi smoothie", filter={"kind": {"$eq": "x"}})
+        assert [r.key for r in found] == ["a"]
+        assert found[0].score == pytest.approx(1.0, abs=1e-5)

@@ -153,3 +153,10 @@ def test_setup_times_out_with_a_clear_message() -> None:
 def test_invalid_index_config_fails_at_construction(index: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         DynamoDBStore("memory", region_name="us-east-1", index=index)  # type: ignore[arg-type]
+
+
+def test_adding_filter_fields_to_an_existing_index_is_refused() -> None:
+    with mock_aws():
+        semantic().setup()
+        with pytest.raises(ValueError, match=r"SearchSchema .* index\['filter_fields'\]"):
+            semantic(filter_fields=["kind"]).setup()
