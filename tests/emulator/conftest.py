@@ -6,8 +6,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from botocore.config import Config
+from moto.core.base_backend import BackendDict
 
 from store.testing import EmulatorSettings
+from store.testing._settings import pop_settings, push_settings
 from store.testing.mock import fake_credentials_env, local_endpoint, mock_aws, patched_env
 from store.testing.pytest_plugin import EmulatedAWS
 
@@ -15,9 +18,16 @@ TABLE = "memories"
 INDEX = "vec"
 
 
+@pytest.fixture(scope="session")
+def shared_endpoint() -> Iterator[str]:
+    """One endpoint for the session (stopping a server costs ~0.5 s per test)."""
+    with local_endpoint() as url:
+        yield url
+
+
 @pytest.fixture(params=["in-process", "endpoint"])
 def emu(
-    request: pytest.FixtureRequest, emulator_settings: EmulatorSettings
+    request: pytest.FixtureRequest, emulator_settings: EmulatorSettings, shared_endpoint: str
 ) -> Iterator[EmulatedAWS]:
     """An emulated AWS in either mode (knobs from ``@pytest.mark.emulator_settings``)."""
     with patched_env(fake_credentials_env("us-east-1")):
@@ -25,13 +35,21 @@ def emu(
             with mock_aws(settings=emulator_settings):
                 yield EmulatedAWS(mode="in-process", settings=emulator_settings)
         else:
-            with local_endpoint(settings=emulator_settings) as url:
-                yield EmulatedAWS(mode="endpoint", endpoint_url=url, settings=emulator_settings)
+            BackendDict.reset()
+            push_settings(emulator_settings)
+            try:
+                yield EmulatedAWS(
+                    mode="endpoint", endpoint_url=shared_endpoint, settings=emulator_settings
+                )
+            finally:
+                pop_settings(emulator_settings)
+                BackendDict.reset()
 
 
 @pytest.fixture
 def ddb(emu: EmulatedAWS) -> Any:
-    return emu.client("dynamodb")
+    # no client-side retries: LimitExceededException would otherwise be retried with backoff
+    return emu.client("dynamodb", config=Config(retries={"max_attempts": 1, "mode": "standard"}))
 
 
 def vec(values: list[float]) -> dict[str, Any]:
