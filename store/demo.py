@@ -7,13 +7,12 @@ embeddings (served by the emulation's lexical embedder, not a real model).
 
 from __future__ import annotations
 
-import os
-
 from langchain_aws import BedrockEmbeddings
 
 from store import DynamoDBStore
 from store.testing import mock_aws
 
+REGION = "us-east-1"
 NS = ("memories", "acme-corp", "user-8812")
 MEMORIES = {
     "mem-1": ("Account runs a proxy that closes idle sockets after 60 seconds", "ticket-4471"),
@@ -24,16 +23,11 @@ MEMORIES = {
 
 def main() -> None:
     """Run the scenario and print what an agent would see."""
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "demo",
-        "AWS_SECRET_ACCESS_KEY": "demo",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }.items():
-        os.environ.setdefault(name, value)
-    with mock_aws():
-        embed = BedrockEmbeddings(model_id="amazon.titan-embed-text-v2:0")
+    with mock_aws():  # fake credentials come with the mock
+        embed = BedrockEmbeddings(model_id="amazon.titan-embed-text-v2:0", region_name=REGION)
         store = DynamoDBStore(
             "agent-memory",
+            region_name=REGION,
             index={"dims": 1024, "embed": embed, "fields": ["text"]},
             ttl={"default_ttl": 60 * 24 * 30, "refresh_on_read": True},
         )
