@@ -7,12 +7,15 @@ import json
 import logging
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from langgraph.store.base import get_text_at_path
+from langgraph.store.base import Op, PutOp, SearchOp, get_text_at_path
 
+from store.index_config import IndexSettings
 from store.keys import item_key_of
+from store.values import check_item_size
 
 logger = logging.getLogger(__name__)
 
@@ -87,3 +90,64 @@ def warn_no_text(namespace: tuple[str, ...], key: str, paths: Sequence[str]) -> 
         namespace,
         list(paths),
     )
+
+
+@dataclass
+class EmbeddingPlan:
+    """The texts one batch embeds: `jobs` pairs a put's op position with its texts (in
+    `documents` order); `queries` are the distinct search queries."""
+
+    jobs: list[tuple[int, list[str]]] = field(default_factory=list)
+    documents: list[str] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)
+
+
+def plan_embeddings(
+    settings: IndexSettings, ops: list[Op], rows: dict[int, dict[str, Any]]
+) -> EmbeddingPlan:
+    """What a batch must embed: the texts of each key's final put, and the distinct
+    search queries. Records per-item path overrides and filter fields on the rows."""
+    plan = EmbeddingPlan()
+    final = {(op.namespace, op.key): i for i, op in enumerate(ops) if isinstance(op, PutOp)}
+    for i in final.values():
+        op = ops[i]
+        if i not in rows or not isinstance(op, PutOp) or op.value is None:
+            continue
+        for name in settings.filter_fields:
+            if isinstance(op.value.get(name), str):
+                rows[i][settings.filter_attribute(name)] = op.value[name]
+        paths = settings.fields if op.index is None else tuple(op.index or ())
+        if op.index is not None:
+            rows[i][INDEX_PATHS] = list(paths)  # remembered for re-embedding
+        texts = texts_to_embed(op.value, paths)
+        if texts:
+            plan.jobs.append((i, texts))
+            plan.documents.extend(texts)
+        elif paths:
+            warn_no_text(op.namespace, op.key, paths)
+    plan.queries = sorted({op.query for op in ops if isinstance(op, SearchOp) and op.query})
+    return plan
+
+
+def attach_vectors(
+    settings: IndexSettings,
+    plan: EmbeddingPlan,
+    rows: dict[int, dict[str, Any]],
+    vectors: list[list[float]],
+) -> dict[int, list[Any]]:
+    """Put each item's vector 0 (and content hash, count) on its row; return the other
+    vectors by op position (one extra row each)."""
+    if not plan.jobs:
+        return {}
+    check_vectors(vectors, settings.dims, len(plan.documents))
+    extras: dict[int, list[Any]] = {}
+    start = 0
+    for i, texts in plan.jobs:
+        mine = vectors[start : start + len(texts)]
+        start += len(texts)
+        rows[i][VECTOR] = to_attribute(mine[0])
+        rows[i][CONTENT_HASH] = content_hash(texts, settings.dims)
+        rows[i][VECTOR_COUNT] = len(mine)
+        check_item_size(rows[i])
+        extras[i] = [to_attribute(vector) for vector in mine[1:]]
+    return extras

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import boto3
 from botocore.config import Config
-from botocore.exceptions import ClientError
 from langgraph.store.base import (
     BaseStore,
     GetOp,
@@ -23,19 +21,7 @@ from langgraph.store.base import (
 )
 
 from store import dynamo, table
-from store.embedding import (
-    CONTENT_HASH,
-    INDEX_PATHS,
-    ITEM_SK,
-    VECTOR,
-    VECTOR_COUNT,
-    check_vectors,
-    content_hash,
-    texts_to_embed,
-    to_attribute,
-    vector_sort_key,
-    warn_no_text,
-)
+from store.embedding import EmbeddingPlan, attach_vectors, check_vectors, plan_embeddings
 from store.filters import validate_filter
 from store.index_config import DynamoIndexConfig, IndexSettings, parse_index_config
 from store.keys import Namespace, validate_op
@@ -43,33 +29,15 @@ from store.kv_search import search_rows
 from store.namespaces import literal_prefix, select
 from store.registry import Registry
 from store.rows import (
-    CREATED_AT,
-    UPDATED_AT,
     build_row,
     key_of,
     to_item,
     to_search_item,
-    update_arguments,
 )
 from store.semantic_search import SemanticSearch, check_page
-from store.ttl import EXPIRES_AT, TTL_MINUTES, expiry, is_expired, needs_refresh, now
-from store.values import check_item_size
+from store.ttl import is_expired, now
 from store.vector_index import attribute_definitions, ensure_index, index_spec
-
-# Attributes a put may leave out; an overwrite removes them from the old row.
-OPTIONAL_ATTRIBUTES = (EXPIRES_AT, TTL_MINUTES, VECTOR, CONTENT_HASH, VECTOR_COUNT, INDEX_PATHS)
-
-ItemKey = tuple[Namespace, str]
-
-
-@dataclass
-class EmbeddingPlan:
-    """The texts one batch embeds: `jobs` pairs a put's op position with its texts (in
-    `documents` order); `queries` are the distinct search queries."""
-
-    jobs: list[tuple[int, list[str]]] = field(default_factory=list)
-    documents: list[str] = field(default_factory=list)
-    queries: list[str] = field(default_factory=list)
+from store.writes import Writer
 
 
 async def _no_vectors() -> list[list[float]]:
@@ -112,9 +80,7 @@ class DynamoDBStore(BaseStore):
         )
         self._registry = Registry(self._client, table_name, consistent=consistent_read)
         self._index: IndexSettings | None = parse_index_config(index) if index else None
-        self._optional = OPTIONAL_ATTRIBUTES + (
-            self._index.filter_attributes if self._index else ()
-        )
+        self._writer = Writer(self._client, table_name, self._registry, self._index)
         self._semantic = (
             SemanticSearch(self._client, table_name, self._registry, self._index)
             if self._index
@@ -158,7 +124,7 @@ class DynamoDBStore(BaseStore):
         validated before any I/O."""
         ops = list(ops)
         rows = self._validate(ops)
-        plan = self._plan_embeddings(ops, rows)
+        plan = plan_embeddings(self._index, ops, rows) if self._index else EmbeddingPlan()
         documents, queries = [], []
         if plan.documents and self._index:
             documents = self._index.embeddings.embed_documents(plan.documents)
@@ -171,7 +137,7 @@ class DynamoDBStore(BaseStore):
         all DynamoDB I/O on a worker thread: the event loop never blocks."""
         ops = list(ops)
         rows = self._validate(ops)
-        plan = self._plan_embeddings(ops, rows)
+        plan = plan_embeddings(self._index, ops, rows) if self._index else EmbeddingPlan()
         documents: list[list[float]] = []
         queries: list[list[float]] = []
         if self._index and (plan.documents or plan.queries):
@@ -190,13 +156,14 @@ class DynamoDBStore(BaseStore):
         documents: list[list[float]],
         queries: list[list[float]],
     ) -> list[Result]:
-        extras = self._attach_vectors(plan, rows, documents)
+        extras: dict[int, list[Any]] = {}
         if self._index:
+            extras = attach_vectors(self._index, plan, rows, documents)
             check_vectors(queries, self._index.dims, len(plan.queries))
         at = now()
         results: list[Result] = [None] * len(ops)
         read_rows = self._read(ops, results, at, dict(zip(plan.queries, queries, strict=True)))
-        self._refresh(read_rows, ops, at)
+        self._writer.refresh(read_rows, at)
         self._write(ops, rows, extras)
         return results
 
@@ -223,53 +190,6 @@ class DynamoDBStore(BaseStore):
                     )
                 rows[index] = build_row(op, at)
         return rows
-
-    # Embedding
-
-    def _plan_embeddings(self, ops: list[Op], rows: dict[int, dict[str, Any]]) -> EmbeddingPlan:
-        """What this batch must embed: the texts of each key's final put, and the distinct
-        search queries. Notes per-item path overrides on the rows."""
-        plan = EmbeddingPlan()
-        if self._index is None:
-            return plan
-        final = {(op.namespace, op.key): i for i, op in enumerate(ops) if isinstance(op, PutOp)}
-        for i in final.values():
-            op = ops[i]
-            if i not in rows or not isinstance(op, PutOp) or op.value is None:
-                continue
-            for name in self._index.filter_fields:
-                if isinstance(op.value.get(name), str):
-                    rows[i][self._index.filter_attribute(name)] = op.value[name]
-            paths = self._index.fields if op.index is None else tuple(op.index or ())
-            if op.index is not None:
-                rows[i][INDEX_PATHS] = list(paths)  # remembered for re-embedding
-            texts = texts_to_embed(op.value, paths)
-            if texts:
-                plan.jobs.append((i, texts))
-                plan.documents.extend(texts)
-            elif paths:
-                warn_no_text(op.namespace, op.key, paths)
-        plan.queries = sorted({op.query for op in ops if isinstance(op, SearchOp) and op.query})
-        return plan
-
-    def _attach_vectors(
-        self, plan: EmbeddingPlan, rows: dict[int, dict[str, Any]], vectors: list[list[float]]
-    ) -> dict[int, list[Any]]:
-        """Put each item's vector 0 on its row; return the others (one extra row each)."""
-        if self._index is None or not plan.jobs:
-            return {}
-        check_vectors(vectors, self._index.dims, len(plan.documents))
-        extras: dict[int, list[Any]] = {}
-        start = 0
-        for i, texts in plan.jobs:
-            mine = vectors[start : start + len(texts)]
-            start += len(texts)
-            rows[i][VECTOR] = to_attribute(mine[0])
-            rows[i][CONTENT_HASH] = content_hash(texts, self._index.dims)
-            rows[i][VECTOR_COUNT] = len(mine)
-            check_item_size(rows[i])
-            extras[i] = [to_attribute(vector) for vector in mine[1:]]
-        return extras
 
     # Reads
 
@@ -342,173 +262,25 @@ class DynamoDBStore(BaseStore):
         dynamo.parallel_map(lambda task: task(), tasks)
         return read_rows
 
-    def _refresh(self, read_rows: list[dict[str, Any]], ops: list[Op], at: float) -> None:
-        """Slide the expiry of read items by their own TTL, per the rule in `store.ttl`."""
-        due = {(r["PK"], r["SK"]): r for r in read_rows if needs_refresh(r, at)}
-        dynamo.parallel_map(lambda row: self._refresh_one(row, at), list(due.values()))
-
-    def _refresh_one(self, row: dict[str, Any], at: float) -> None:
-        try:
-            self._client.update_item(
-                TableName=self.table_name,
-                Key=dynamo.serialize({"PK": row["PK"], "SK": row["SK"]}),
-                UpdateExpression=f"SET {EXPIRES_AT} = :new",
-                # Only the version we read: a concurrent put or delete wins.
-                ConditionExpression=f"{EXPIRES_AT} = :old AND {TTL_MINUTES} = :ttl",
-                ExpressionAttributeValues=dynamo.serialize(
-                    {
-                        ":new": expiry(float(row[TTL_MINUTES]), at),
-                        ":old": row[EXPIRES_AT],
-                        ":ttl": row[TTL_MINUTES],
-                    }
-                ),
-            )
-        except ClientError as error:
-            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
-
     # Writes
 
     def _write(
         self, ops: list[Op], rows: dict[int, dict[str, Any]], extras: dict[int, list[Any]]
     ) -> None:
-        last: dict[ItemKey, int] = {}
+        """Apply the last put or delete of each key."""
+        last: dict[tuple[Namespace, str], int] = {}
         for i, op in enumerate(ops):
             if isinstance(op, PutOp):
                 last[(op.namespace, op.key)] = i
         if not last:
             return
-        puts = [rows[i] for i in last.values() if i in rows]
-        deletes = [k for k, i in last.items() if i not in rows]
-        with_ttl: dict[Namespace, bool] = {}
-        for (namespace, _), i in last.items():
-            if i in rows:
-                with_ttl[namespace] = with_ttl.get(namespace, False) or EXPIRES_AT in rows[i]
-        self._registry.ensure(with_ttl)
-        try:
-            old_counts = self._write_rows(puts, deletes)
-        except Exception:
-            # Keep the registry exact for namespaces the failed write left empty.
-            self._registry.forget_if_empty(with_ttl)
-            raise
-        if self._index is not None:
-            self._write_vector_rows(puts, deletes, extras_by_row(last, rows, extras), old_counts)
-        if deletes:
-            self._registry.forget_if_empty(namespace for namespace, _ in deletes)
-
-    def _write_rows(
-        self, puts: list[dict[str, Any]], deletes: list[ItemKey]
-    ) -> dict[tuple[str, str], int]:
-        """Write item rows; returns how many vectors each overwritten or deleted item had
-        (only with an index, to clean up its extra vector rows)."""
-        returns = {"ReturnValues": "UPDATED_OLD"} if self._index else {}
-        if len(puts) == 1 and not deletes:
-            args = update_arguments(puts[0], self._optional)
-            key = args.pop("Key")
-            response = self._client.update_item(
-                TableName=self.table_name,
-                Key=dynamo.serialize(key),
-                UpdateExpression=args["UpdateExpression"],
-                ExpressionAttributeNames=args["ExpressionAttributeNames"],
-                ExpressionAttributeValues=dynamo.serialize(args["ExpressionAttributeValues"]),
-                **returns,
-            )
-            return _old_counts([{**key, **dynamo.deserialize(response.get("Attributes", {}))}])
-        if len(deletes) == 1 and not puts:
-            key = key_of(*deletes[0])
-            response = self._client.delete_item(
-                TableName=self.table_name,
-                Key=dynamo.serialize(key),
-                **({"ReturnValues": "ALL_OLD"} if self._index else {}),
-            )
-            return _old_counts([{**key, **dynamo.deserialize(response.get("Attributes", {}))}])
-        previous = self._previous(puts, deletes)
-        requests: list[dict[str, Any]] = [
-            {
-                "PutRequest": {
-                    "Item": {
-                        **row,
-                        CREATED_AT: previous.get((row["PK"], row["SK"]), {}).get(
-                            CREATED_AT, row[UPDATED_AT]
-                        ),
-                    }
-                }
-            }
-            for row in puts
-        ]
-        requests += [{"DeleteRequest": {"Key": key_of(*key)}} for key in deletes]
-        dynamo.batch_write(self._client, self.table_name, requests)
-        return _old_counts(list(previous.values()))
-
-    def _previous(
-        self, puts: list[dict[str, Any]], deletes: list[ItemKey]
-    ) -> dict[tuple[str, str], dict[str, Any]]:
-        """`created_at` (and, with an index, `vector_count`) of the items about to be
-        overwritten or deleted: one BatchGetItem per 100 keys."""
-        keys = [{"PK": row["PK"], "SK": row["SK"]} for row in puts]
-        names = {"#c": CREATED_AT}
-        if self._index is not None:
-            keys += [key_of(*key) for key in deletes]
-            names["#n"] = VECTOR_COUNT
-        if not keys:
-            return {}
-        found = dynamo.batch_get(
-            self._client,
-            self.table_name,
-            keys,
-            consistent=True,
-            projection="PK, SK, " + ", ".join(names),
-            names=names,
+        self._writer.write(
+            puts=[rows[i] for i in last.values() if i in rows],
+            deletes=[key for key, i in last.items() if i not in rows],
+            extras={
+                (rows[i]["PK"], rows[i]["SK"]): extras[i] for i in last.values() if i in extras
+            },
         )
-        return {(row["PK"], row["SK"]): row for row in found}
-
-    def _write_vector_rows(
-        self,
-        puts: list[dict[str, Any]],
-        deletes: list[ItemKey],
-        extras: dict[tuple[str, str], list[Any]],
-        old_counts: dict[tuple[str, str], int],
-    ) -> None:
-        """Write each item's vectors 1..n-1 as rows tagged with the item's content hash
-        (readers ignore rows whose hash no longer matches) and delete surplus old ones."""
-        requests: list[dict[str, Any]] = []
-        filter_attributes = self._index.filter_attributes if self._index else ()
-        wanted = {(row["PK"], row["SK"]): row for row in puts}
-        for key in deletes:
-            item_key = key_of(*key)
-            wanted[(item_key["PK"], item_key["SK"])] = {}
-        for (pk, sk), row in wanted.items():
-            for position, vector in enumerate(extras.get((pk, sk), []), start=1):
-                item = {
-                    "PK": pk,
-                    "SK": vector_sort_key(sk, position),
-                    VECTOR: vector,
-                    ITEM_SK: sk,
-                    CONTENT_HASH: row[CONTENT_HASH],
-                    **{name: row[name] for name in filter_attributes if name in row},
-                }
-                requests.append({"PutRequest": {"Item": item}})
-            new_count = max(1, int(row.get(VECTOR_COUNT, 0)))
-            for position in range(new_count, old_counts.get((pk, sk), 0)):
-                stale = {"PK": pk, "SK": vector_sort_key(sk, position)}
-                requests.append({"DeleteRequest": {"Key": stale}})
-        if requests:
-            dynamo.batch_write(self._client, self.table_name, requests)
-
-
-def extras_by_row(
-    last: dict[ItemKey, int], rows: dict[int, dict[str, Any]], extras: dict[int, list[Any]]
-) -> dict[tuple[str, str], list[Any]]:
-    """Extra vectors keyed by the item row's primary key."""
-    by_row: dict[tuple[str, str], list[Any]] = {}
-    for i in last.values():
-        if i in extras:
-            by_row[(rows[i]["PK"], rows[i]["SK"])] = extras[i]
-    return by_row
-
-
-def _old_counts(rows: list[dict[str, Any]]) -> dict[tuple[str, str], int]:
-    return {(r["PK"], r["SK"]): int(r[VECTOR_COUNT]) for r in rows if VECTOR_COUNT in r}
 
 
 def _check_page(limit: int, offset: int) -> None:
