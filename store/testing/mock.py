@@ -82,16 +82,14 @@ def mock_aws(
     functions or classes). Knobs (seconds, default 0, see :class:`EmulatorSettings`) may be
     given as keywords or as a ``settings`` object; keywords override ``settings``.
     """
-    base = settings or EmulatorSettings()
-    merged = base.merged(
+    merged = _resolve(
+        settings,
         index_creation_delay=index_creation_delay,
         backfill_delay=backfill_delay,
         search_lag=search_lag,
         indexing_lag=indexing_lag,
         index_deletion_delay=index_deletion_delay,
     )
-    if settings is not None and merged == settings:
-        merged = settings
     mock = EmulatedMockAWS(config=config, settings=merged)
     if func is not None:
         return mock(func)
@@ -127,15 +125,14 @@ def local_endpoint(
 
     install()
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    merged = (settings or EmulatorSettings()).merged(
+    merged = _resolve(
+        settings,
         index_creation_delay=index_creation_delay,
         backfill_delay=backfill_delay,
         search_lag=search_lag,
         indexing_lag=indexing_lag,
         index_deletion_delay=index_deletion_delay,
     )
-    if settings is not None and merged == settings:
-        merged = settings
     if reset:
         BackendDict.reset()
     server = ThreadedMotoServer(ip_address=host, port=port or 0, verbose=False)
@@ -154,6 +151,13 @@ def local_endpoint(
         server.stop()
         if reset:
             BackendDict.reset()
+
+
+def _resolve(settings: EmulatorSettings | None, **knobs: float | None) -> EmulatorSettings:
+    """`settings` with the given knobs applied; the same object when none changes it, so
+    callers keep a live handle on the settings they passed."""
+    merged = (settings or EmulatorSettings()).merged(**knobs)
+    return settings if settings is not None and merged == settings else merged
 
 
 def fake_credentials_env(region: str = "us-east-1") -> dict[str, str]:
