@@ -12,7 +12,7 @@ from langchain_aws import BedrockEmbeddings
 from langgraph.store.base import PutOp
 
 from store import DynamoDBStore
-from store.testing import LexicalEmbeddings, mock_aws
+from store.testing import LexicalEmbeddings, local_endpoint, mock_aws
 from tests.support import RequestCounter
 
 DIMS = 64
@@ -317,3 +317,22 @@ def test_filter_fields_reach_every_vector_of_an_item() -> None:
         found = store.search(NS, query="kiwi smoothie", filter={"kind": {"$eq": "x"}})
         assert [r.key for r in found] == ["a"]
         assert found[0].score == pytest.approx(1.0, abs=1e-5)
+
+
+def test_the_store_works_against_the_local_endpoint() -> None:
+    with local_endpoint() as url:
+        embed = BedrockEmbeddings(
+            model_id="amazon.titan-embed-text-v2:0", region_name="us-east-1", endpoint_url=url
+        )
+        store = DynamoDBStore(
+            "memory",
+            region_name="us-east-1",
+            endpoint_url=url,
+            index={"dims": 1024, "embed": embed, "fields": ["text"]},
+        )
+        store.setup()
+        for key, value in MEMORIES.items():
+            store.put(NS, key, value)
+        found = store.search(NS, query="connection drops after a minute of inactivity", limit=3)
+        assert [r.key for r in found][:1] == ["mem-1"]
+        assert store.list_namespaces() == [NS]
