@@ -13,8 +13,8 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check store lambdas infra tests bench
-	$(VENV)/bin/ruff format --check store lambdas infra tests bench
+	$(VENV)/bin/ruff check store lambdas tests bench
+	$(VENV)/bin/ruff format --check store lambdas tests bench
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
