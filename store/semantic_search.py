@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from botocore.exceptions import ClientError
 from langgraph.store.base import SearchOp
 
 from store import dynamo
-from store.embedding import CONTENT_HASH, ITEM_SK, score, to_search_vector
+from store.embedding import CONTENT_HASH, ITEM_SK, VECTOR_COUNT, score, to_search_vector
 from store.filters import matches
 from store.index_config import IndexSettings
 from store.keys import ITEM_PREFIX, PK, SK, Namespace, encode_namespace
@@ -162,10 +163,36 @@ class SemanticSearch:
                 consistent=True,
             )
             by_sk = {item[SK]: item for item in items}
+            stale = []
             for item_sk, (row, value) in extra.items():
                 item = by_sk.get(item_sk)
                 if item is not None and item.get(CONTENT_HASH) == row.get(CONTENT_HASH):
                     best[item_sk] = (item, value)
-                elif item_sk in fallback:
+                    continue
+                if item is None or item.get(VECTOR_COUNT, 0) <= _position(row[SK]):
+                    stale.append(row)
+                if item_sk in fallback:
                     best[item_sk] = fallback[item_sk]
+            dynamo.parallel_map(self._remove_stale, stale)
         return list(best.values())
+
+    def _remove_stale(self, row: dict[str, Any]) -> None:
+        """Delete a vector row its item no longer has (the item was deleted, expired, or
+        rewritten with fewer vectors, and the cleanup did not happen); conditional on the
+        hash seen, so a concurrent rewrite of that row wins."""
+        try:
+            self._client.delete_item(
+                TableName=self._table,
+                Key=dynamo.serialize({PK: row[PK], SK: row[SK]}),
+                ConditionExpression="#h = :seen",
+                ExpressionAttributeNames={"#h": CONTENT_HASH},
+                ExpressionAttributeValues={":seen": {"S": row[CONTENT_HASH]}},
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+
+
+def _position(vector_sort_key: str) -> int:
+    """The vector number a vector row holds (see `store.embedding.vector_sort_key`)."""
+    return int(vector_sort_key.rsplit("#", 1)[1])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,7 +13,7 @@ from langchain_aws import BedrockEmbeddings
 from langgraph.store.base import PutOp
 
 from store import DynamoDBStore
-from store.testing import LexicalEmbeddings, local_endpoint, mock_aws
+from store.testing import LexicalEmbeddings, expire_ttl_items, local_endpoint, mock_aws
 from tests.support import RequestCounter
 
 DIMS = 64
@@ -336,3 +337,37 @@ def test_the_store_works_against_the_local_endpoint() -> None:
         found = store.search(NS, query="connection drops after a minute of inactivity", limit=3)
         assert [r.key for r in found][:1] == ["mem-1"]
         assert store.list_namespaces() == [NS]
+
+
+def _vector_rows(store: DynamoDBStore) -> list[str]:
+    response = store.client.query(
+        TableName="memory",
+        KeyConditionExpression="PK = :pk AND begins_with(SK, :v)",
+        ExpressionAttributeValues={":pk": {"S": ".".join(NS)}, ":v": {"S": "v#"}},
+    )
+    return [item["SK"]["S"] for item in response["Items"]]
+
+
+def test_delete_removes_an_items_extra_vector_rows(store: DynamoDBStore) -> None:
+    store.put(NS, "multi", {"notes": ["one fish", "two fish", "red fish"]}, index=["notes[*]"])
+    assert sorted(_vector_rows(store)) == ["v#multi#1", "v#multi#2"]
+    store.delete(NS, "multi")
+    assert _vector_rows(store) == []
+    store.batch(
+        [
+            PutOp(NS, "a", {"notes": ["x", "y"]}, index=["notes[*]"]),
+            PutOp(NS, "b", {"notes": ["z", "w"]}, index=["notes[*]"]),
+        ]
+    )
+    store.batch([PutOp(NS, "a", None), PutOp(NS, "b", None)])
+    assert _vector_rows(store) == []
+
+
+def test_orphaned_vector_rows_of_expired_items_are_collected_on_search() -> None:
+    with mock_aws():
+        store = make_store()
+        store.put(NS, "multi", {"notes": ["blue fish", "green fish"]}, index=["notes[*]"], ttl=1)
+        expire_ttl_items("memory", now=time.time() + 120)  # DynamoDB's sweep: item row only
+        assert _vector_rows(store) == ["v#multi#1"]
+        assert store.search(NS, query="green fish") == []
+        assert _vector_rows(store) == []
