@@ -53,14 +53,25 @@ class SemanticSearch:
         self._registry = registry
         self._settings = settings
 
+    def namespaces(self, prefixes: Sequence[Namespace]) -> dict[Namespace, list[Namespace]]:
+        """The registered namespaces under each prefix (one registry Query each, run
+        concurrently); callers overlap this with embedding the query."""
+        found = dynamo.parallel_map(self._registry.candidates, list(prefixes))
+        return dict(zip(prefixes, found, strict=True))
+
     def search(
-        self, op: SearchOp, query_vector: Sequence[float], *, omit_expired_at: float | None
+        self,
+        op: SearchOp,
+        query_vector: Sequence[float],
+        namespaces: list[Namespace],
+        *,
+        omit_expired_at: float | None,
     ) -> list[Hit]:
-        """The page `offset:offset+limit` of items under the prefix, best score first."""
+        """The page `offset:offset+limit` of items in `namespaces` (those under the
+        op's prefix), best score first."""
         need = op.offset + op.limit
         if op.limit <= 0:
             return []
-        namespaces = self._registry.candidates(op.namespace_prefix)
         if len(namespaces) > self._settings.max_fanout:
             raise ValueError(
                 f"Semantic search under {op.namespace_prefix!r} covers {len(namespaces)} "

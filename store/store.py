@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import boto3
@@ -125,12 +126,18 @@ class DynamoDBStore(BaseStore):
         ops = list(ops)
         rows = self._validate(ops)
         plan = plan_embeddings(self._index, ops, rows) if self._index else EmbeddingPlan()
-        documents, queries = [], []
-        if plan.documents and self._index:
+        documents: list[list[float]] = []
+        queries: list[list[float]] = []
+        scope: dict[Namespace, list[Namespace]] = {}
+        if self._index and plan.documents:
             documents = self._index.embeddings.embed_documents(plan.documents)
-        if plan.queries and self._index:
-            queries = dynamo.parallel_map(self._index.embeddings.embed_query, plan.queries)
-        return self._execute(ops, rows, plan, documents, queries)
+        if self._index and plan.queries:
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                # Find the namespaces to search while the queries are being embedded.
+                namespaces = pool.submit(self._semantic_namespaces, ops)
+                queries = dynamo.parallel_map(self._index.embeddings.embed_query, plan.queries)
+                scope = namespaces.result()
+        return self._execute(ops, rows, plan, documents, queries, scope)
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """`batch` with the embedder's async methods (so async-only embedders work) and
@@ -140,13 +147,22 @@ class DynamoDBStore(BaseStore):
         plan = plan_embeddings(self._index, ops, rows) if self._index else EmbeddingPlan()
         documents: list[list[float]] = []
         queries: list[list[float]] = []
+        scope: dict[Namespace, list[Namespace]] = {}
         if self._index and (plan.documents or plan.queries):
             embeddings = self._index.embeddings
-            documents, queries = await asyncio.gather(
+            documents, queries, scope = await asyncio.gather(
                 embeddings.aembed_documents(plan.documents) if plan.documents else _no_vectors(),
                 asyncio.gather(*(embeddings.aembed_query(query) for query in plan.queries)),
+                asyncio.to_thread(self._semantic_namespaces, ops),
             )
-        return await asyncio.to_thread(self._execute, ops, rows, plan, documents, queries)
+        return await asyncio.to_thread(self._execute, ops, rows, plan, documents, queries, scope)
+
+    def _semantic_namespaces(self, ops: list[Op]) -> dict[Namespace, list[Namespace]]:
+        """The namespaces each semantic search of the batch covers, by prefix."""
+        if self._semantic is None:
+            return {}
+        prefixes = {op.namespace_prefix for op in ops if isinstance(op, SearchOp) and op.query}
+        return self._semantic.namespaces(sorted(prefixes))
 
     def _execute(
         self,
@@ -155,6 +171,7 @@ class DynamoDBStore(BaseStore):
         plan: EmbeddingPlan,
         documents: list[list[float]],
         queries: list[list[float]],
+        scope: dict[Namespace, list[Namespace]],
     ) -> list[Result]:
         extras: dict[int, list[Any]] = {}
         if self._index:
@@ -162,7 +179,8 @@ class DynamoDBStore(BaseStore):
             check_vectors(queries, self._index.dims, len(plan.queries))
         at = now()
         results: list[Result] = [None] * len(ops)
-        read_rows = self._read(ops, results, at, dict(zip(plan.queries, queries, strict=True)))
+        vectors = dict(zip(plan.queries, queries, strict=True))
+        read_rows = self._read(ops, results, at, vectors, scope)
         self._writer.refresh(read_rows, at)
         self._write(ops, rows, extras)
         return results
@@ -203,6 +221,7 @@ class DynamoDBStore(BaseStore):
         results: list[Result],
         at: float,
         query_vectors: dict[str, list[float]],
+        scope: dict[Namespace, list[Namespace]],
     ) -> list[dict[str, Any]]:
         """Answer every read op (concurrently); returns the rows read, for TTL refresh."""
         omit_at = at if self._omit_expired else None
@@ -228,7 +247,12 @@ class DynamoDBStore(BaseStore):
 
         def answer_search(i: int, op: SearchOp) -> None:
             if semantic is not None and op.query:
-                hits = semantic.search(op, query_vectors[op.query], omit_expired_at=omit_at)
+                hits = semantic.search(
+                    op,
+                    query_vectors[op.query],
+                    scope[op.namespace_prefix],
+                    omit_expired_at=omit_at,
+                )
                 results[i] = [to_search_item(row, score) for row, score in hits]
                 if op.refresh_ttl:
                     read_rows.extend(row for row, _ in hits)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -371,3 +373,31 @@ def test_orphaned_vector_rows_of_expired_items_are_collected_on_search() -> None
         assert _vector_rows(store) == ["v#multi#1"]
         assert store.search(NS, query="green fish") == []
         assert _vector_rows(store) == []
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_namespaces_are_looked_up_while_the_query_is_embedded(mode: str) -> None:
+    registry_queried = threading.Event()
+    lexical = LexicalEmbeddings(dims=DIMS)
+
+    class SlowEmbeddings(LexicalEmbeddings):
+        def embed_query(self, text: str) -> list[float]:
+            # Only returns at once if the registry Query runs concurrently with embedding.
+            overlapped = registry_queried.wait(timeout=5)
+            assert overlapped, "the registry lookup waited for the embedding"
+            return lexical.embed_query(text)
+
+        async def aembed_query(self, text: str) -> list[float]:
+            return await asyncio.to_thread(self.embed_query, text)
+
+    with mock_aws():
+        store = make_store(embed=SlowEmbeddings(dims=DIMS))
+        store.put(NS, "k", {"text": "overlap"})
+        store.client.meta.events.register(
+            "before-call.dynamodb.Query", lambda **_: registry_queried.set()
+        )
+        if mode == "sync":
+            found = store.search(NS, query="overlap")
+        else:
+            found = await store.asearch(NS, query="overlap")
+        assert [r.key for r in found] == ["k"]
