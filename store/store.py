@@ -123,9 +123,7 @@ class DynamoDBStore(BaseStore):
         """Run ops with LangGraph's batch semantics: results in op order, reads see the
         state before the batch's writes, the last write to a key wins. Every op is
         validated before any I/O."""
-        ops = list(ops)
-        rows = self._validate(ops)
-        plan = plan_embeddings(self._index, ops, rows) if self._index else EmbeddingPlan()
+        ops, rows, plan = self._prepare(ops)
         documents: list[list[float]] = []
         queries: list[list[float]] = []
         scope: dict[Namespace, list[Namespace]] = {}
@@ -142,9 +140,7 @@ class DynamoDBStore(BaseStore):
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """`batch` with the embedder's async methods (so async-only embedders work) and
         all DynamoDB I/O on a worker thread: the event loop never blocks."""
-        ops = list(ops)
-        rows = self._validate(ops)
-        plan = plan_embeddings(self._index, ops, rows) if self._index else EmbeddingPlan()
+        ops, rows, plan = self._prepare(ops)
         documents: list[list[float]] = []
         queries: list[list[float]] = []
         scope: dict[Namespace, list[Namespace]] = {}
@@ -156,6 +152,15 @@ class DynamoDBStore(BaseStore):
                 asyncio.to_thread(self._semantic_namespaces, ops),
             )
         return await asyncio.to_thread(self._execute, ops, rows, plan, documents, queries, scope)
+
+    def _prepare(
+        self, ops: Iterable[Op]
+    ) -> tuple[list[Op], dict[int, dict[str, Any]], EmbeddingPlan]:
+        """Validate every op (building the rows puts will write) and plan the embedding."""
+        ops = list(ops)
+        rows = self._validate(ops)
+        plan = plan_embeddings(self._index, ops, rows) if self._index else EmbeddingPlan()
+        return ops, rows, plan
 
     def _semantic_namespaces(self, ops: list[Op]) -> dict[Namespace, list[Namespace]]:
         """The namespaces each semantic search of the batch covers, by prefix."""
