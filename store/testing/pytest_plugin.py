@@ -40,18 +40,19 @@ class EmulatedAWS:
     settings: EmulatorSettings = field(default_factory=EmulatorSettings)
 
     def client(self, service_name: str, **kwargs: Any) -> Any:
-        kwargs.setdefault("region_name", self.region)
-        if self.endpoint_url is not None:
-            kwargs.setdefault("endpoint_url", self.endpoint_url)
         client: Any = boto3.client
-        return client(service_name, **kwargs)
+        return client(service_name, **self._located(kwargs))
 
     def resource(self, service_name: str, **kwargs: Any) -> Any:
+        resource: Any = boto3.resource
+        return resource(service_name, **self._located(kwargs))
+
+    def _located(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """boto3 arguments pointing at this emulation (region, endpoint) unless given."""
         kwargs.setdefault("region_name", self.region)
         if self.endpoint_url is not None:
             kwargs.setdefault("endpoint_url", self.endpoint_url)
-        resource: Any = boto3.resource
-        return resource(service_name, **kwargs)
+        return kwargs
 
 
 def pytest_configure(config: pytest.Config) -> None:
