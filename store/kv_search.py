@@ -13,12 +13,10 @@ from typing import Any
 from langgraph.store.base import SearchOp
 
 from store import dynamo
-from store.filters import matches
 from store.keys import ITEM_PREFIX, Namespace, encode_namespace
 from store.registry import Registry
-from store.rows import VALUE
+from store.rows import row_matches
 from store.ttl import is_expired
-from store.values import decode_value
 
 
 def search_rows(
@@ -40,7 +38,7 @@ def search_rows(
         for row in _partition(client, table, namespace, consistent=consistent, page=page):
             if omit_expired_at is not None and is_expired(row, omit_expired_at):
                 continue
-            if not matches(decode_value(row[VALUE]), op.filter):
+            if not row_matches(row, op.filter):
                 continue
             found.append(row)
             if len(found) >= need:

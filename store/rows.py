@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from langgraph.store.base import Item, PutOp, SearchItem
 
+from store.filters import matches
 from store.keys import PK, SK, decode_namespace, encode_namespace, item_key_of, item_sort_key
 from store.ttl import ttl_attributes
 from store.values import check_item_size, decode_value, encode_value
@@ -34,6 +36,11 @@ def build_row(op: PutOp, at: float) -> dict[str, Any]:
     }
     check_item_size({**row, CREATED_AT: stamp})
     return row
+
+
+def row_matches(row: dict[str, Any], filter: Mapping[str, Any] | None) -> bool:
+    """Whether a stored row's value satisfies a search filter (decoded only when needed)."""
+    return not filter or matches(decode_value(row[VALUE]), filter)
 
 
 def to_item(row: dict[str, Any]) -> Item:

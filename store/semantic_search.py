@@ -19,13 +19,11 @@ from langgraph.store.base import SearchOp
 
 from store import dynamo
 from store.embedding import CONTENT_HASH, ITEM_SK, VECTOR_COUNT, score, to_search_vector
-from store.filters import matches
 from store.index_config import IndexSettings
 from store.keys import ITEM_PREFIX, PK, SK, Namespace, encode_namespace
 from store.registry import Registry
-from store.rows import VALUE
+from store.rows import row_matches
 from store.ttl import is_expired
-from store.values import decode_value
 
 TOP_K_CAP = 100
 
@@ -90,7 +88,7 @@ class SemanticSearch:
             hit
             for hit in hits
             if not (omit_expired_at is not None and is_expired(hit[0], omit_expired_at))
-            and matches(decode_value(hit[0][VALUE]), op.filter)
+            and row_matches(hit[0], op.filter)
         ]
         return kept[op.offset : need]
 
