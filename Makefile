@@ -23,7 +23,7 @@ test: lint typecheck
 	$(PY) -m pytest
 
 demo: $(STAMP)
-	$(PY) -m store.demo
+	$(PY) -m langgraph.store.dynamodb.demo
 
 bench: $(STAMP)
 	$(PY) -m bench.request_counts

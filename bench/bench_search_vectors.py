@@ -22,12 +22,11 @@ from typing import Any
 
 import boto3
 import numpy as np
+from langgraph.store.dynamodb.testing import _vector as v
+from langgraph.store.dynamodb.testing import mock_aws
+from langgraph.store.dynamodb.testing.mock import fake_credentials_env, patched_env
 from moto.dynamodb.models import dynamodb_backends
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
-
-from store.testing import _vector as v
-from store.testing import mock_aws
-from store.testing.mock import fake_credentials_env, patched_env
 
 TABLE = "bench"
 INDEX = "vec"

@@ -17,10 +17,9 @@ from typing import Any
 
 from botocore.client import BaseClient
 from langgraph.store.base import BaseStore, PutOp
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.testing import LexicalEmbeddings, mock_aws
 from langgraph.store.memory import InMemoryStore
-
-from store import DynamoDBStore
-from store.testing import LexicalEmbeddings, mock_aws
 
 DIMS = 64
 ITEMS_READ = "items read"

@@ -1,5 +1,5 @@
 """Serverless long-term memory for LangGraph agents on one DynamoDB table."""
 
-from store.store import DynamoDBStore
+from .store import DynamoDBStore
 
 __all__ = ["DynamoDBStore"]

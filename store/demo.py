@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from langchain_aws import BedrockEmbeddings
 
-from store import DynamoDBStore
-from store.testing import mock_aws
+from . import DynamoDBStore
+from .testing import mock_aws
 
 REGION = "us-east-1"
 NS = ("memories", "acme-corp", "user-8812")

@@ -13,9 +13,9 @@ from typing import Any
 
 from langgraph.store.base import Op, PutOp, SearchOp, get_text_at_path
 
-from store.index_config import IndexSettings
-from store.keys import item_key_of
-from store.values import check_item_size
+from .index_config import IndexSettings
+from .keys import item_key_of
+from .values import check_item_size
 
 logger = logging.getLogger(__name__)
 

@@ -12,11 +12,11 @@ from typing import Any
 
 from langgraph.store.base import SearchOp
 
-from store import dynamo
-from store.keys import ITEM_PREFIX, Namespace, encode_namespace
-from store.registry import Registry
-from store.rows import row_matches
-from store.ttl import is_expired
+from . import dynamo
+from .keys import ITEM_PREFIX, Namespace, encode_namespace
+from .registry import Registry
+from .rows import row_matches
+from .ttl import is_expired
 
 
 def search_rows(

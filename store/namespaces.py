@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from langgraph.store.base import MatchCondition
 
-from store.keys import Namespace
+from .keys import Namespace
 
 WILDCARD = "*"
 

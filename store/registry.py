@@ -22,8 +22,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from store import dynamo
-from store.keys import (
+from . import dynamo
+from .keys import (
     ITEM_PREFIX,
     PK,
     REGISTRY_PK,
@@ -34,7 +34,7 @@ from store.keys import (
     registry_prefix,
     registry_sort_key,
 )
-from store.ttl import EXPIRES_AT
+from .ttl import EXPIRES_AT
 
 EMPTIED_AT = "emptied_at"
 HAS_TTL = "has_ttl"

@@ -8,10 +8,10 @@ from typing import Any
 
 from langgraph.store.base import Item, PutOp, SearchItem
 
-from store.filters import matches
-from store.keys import PK, SK, decode_namespace, encode_namespace, item_key_of, item_sort_key
-from store.ttl import ttl_attributes
-from store.values import check_item_size, decode_value, encode_value
+from .filters import matches
+from .keys import PK, SK, decode_namespace, encode_namespace, item_key_of, item_sort_key
+from .ttl import ttl_attributes
+from .values import check_item_size, decode_value, encode_value
 
 VALUE = "value"
 CREATED_AT = "created_at"

@@ -17,13 +17,13 @@ from typing import Any
 from botocore.exceptions import ClientError
 from langgraph.store.base import SearchOp
 
-from store import dynamo
-from store.embedding import CONTENT_HASH, ITEM_SK, VECTOR_COUNT, score, to_search_vector
-from store.index_config import IndexSettings
-from store.keys import ITEM_PREFIX, PK, SK, Namespace, encode_namespace
-from store.registry import Registry
-from store.rows import row_matches
-from store.ttl import is_expired
+from . import dynamo
+from .embedding import CONTENT_HASH, ITEM_SK, VECTOR_COUNT, score, to_search_vector
+from .index_config import IndexSettings
+from .keys import ITEM_PREFIX, PK, SK, Namespace, encode_namespace
+from .registry import Registry
+from .rows import row_matches
+from .ttl import is_expired
 
 TOP_K_CAP = 100
 

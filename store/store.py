@@ -21,24 +21,24 @@ from langgraph.store.base import (
     TTLConfig,
 )
 
-from store import dynamo, table
-from store.embedding import EmbeddingPlan, attach_vectors, check_vectors, plan_embeddings
-from store.filters import validate_filter
-from store.index_config import DynamoIndexConfig, IndexSettings, parse_index_config
-from store.keys import Namespace, validate_op
-from store.kv_search import search_rows
-from store.namespaces import literal_prefix, select
-from store.registry import Registry
-from store.rows import (
+from . import dynamo, table
+from .embedding import EmbeddingPlan, attach_vectors, check_vectors, plan_embeddings
+from .filters import validate_filter
+from .index_config import DynamoIndexConfig, IndexSettings, parse_index_config
+from .keys import Namespace, validate_op
+from .kv_search import search_rows
+from .namespaces import literal_prefix, select
+from .registry import Registry
+from .rows import (
     build_row,
     key_of,
     to_item,
     to_search_item,
 )
-from store.semantic_search import SemanticSearch, check_page
-from store.ttl import is_expired, now
-from store.vector_index import attribute_definitions, ensure_index, index_spec
-from store.writes import Writer
+from .semantic_search import SemanticSearch, check_page
+from .ttl import is_expired, now
+from .vector_index import attribute_definitions, ensure_index, index_spec
+from .writes import Writer
 
 
 async def _no_vectors() -> list[list[float]]:

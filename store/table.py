@@ -7,8 +7,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from store.keys import PK, SK
-from store.ttl import EXPIRES_AT
+from .keys import PK, SK
+from .ttl import EXPIRES_AT
 
 logger = logging.getLogger(__name__)
 

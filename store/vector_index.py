@@ -8,10 +8,10 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from store.embedding import VECTOR, to_search_vector
-from store.index_config import IndexSettings
-from store.keys import PK, REGISTRY_PK, SK
-from store.table import describe
+from .embedding import VECTOR, to_search_vector
+from .index_config import IndexSettings
+from .keys import PK, REGISTRY_PK, SK
+from .table import describe
 
 logger = logging.getLogger(__name__)
 

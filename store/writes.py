@@ -6,8 +6,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from store import dynamo
-from store.embedding import (
+from . import dynamo
+from .embedding import (
     CONTENT_HASH,
     INDEX_PATHS,
     ITEM_SK,
@@ -15,11 +15,11 @@ from store.embedding import (
     VECTOR_COUNT,
     vector_sort_key,
 )
-from store.index_config import IndexSettings
-from store.keys import Namespace, decode_namespace
-from store.registry import Registry
-from store.rows import CREATED_AT, UPDATED_AT, key_of, update_arguments
-from store.ttl import EXPIRES_AT, TTL_MINUTES, expiry, needs_refresh
+from .index_config import IndexSettings
+from .keys import Namespace, decode_namespace
+from .registry import Registry
+from .rows import CREATED_AT, UPDATED_AT, key_of, update_arguments
+from .ttl import EXPIRES_AT, TTL_MINUTES, expiry, needs_refresh
 
 # Attributes a put may leave out; an overwrite removes them from the old row.
 OPTIONAL_ATTRIBUTES = (EXPIRES_AT, TTL_MINUTES, VECTOR, CONTENT_HASH, VECTOR_COUNT, INDEX_PATHS)

@@ -1,7 +1,8 @@
 """Offline emulation of DynamoDB vector indexes, Bedrock embeddings and the stream consumer.
 
-``from store.testing import mock_aws`` in place of ``from moto import mock_aws`` is all a
-test changes. See :func:`mock_aws`, :func:`local_endpoint`, :class:`EmulatorSettings`.
+``from langgraph.store.dynamodb.testing import mock_aws`` in place of
+``from moto import mock_aws`` is all a test changes. See :func:`mock_aws`,
+:func:`local_endpoint`, :class:`EmulatorSettings`.
 """
 
 from ._settings import EmulatorSettings, current_settings

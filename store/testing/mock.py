@@ -115,8 +115,8 @@ def local_endpoint(
     ``port=None`` picks a free port. Use the URL as ``endpoint_url`` of every boto3 client
     (any credentials and region work). State lives in this process and is reset on entry and
     exit when ``reset`` is true. Knobs as for :func:`mock_aws`. ``consumers`` maps table
-    names to Lambda stream handlers that :func:`store.testing.run_consumer` runs in the
-    background for the life of the endpoint (records are delivered as Lambda would).
+    names to Lambda stream handlers that :func:`run_consumer` runs in the background for
+    the life of the endpoint (records are delivered as Lambda would).
     """
     import logging
 

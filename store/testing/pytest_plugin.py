@@ -2,7 +2,7 @@
 
 Fixtures:
 
-* ``aws`` - an in-process emulated AWS (:func:`store.testing.mock_aws`) with fake
+* ``aws`` - an in-process emulated AWS (:func:`langgraph.store.dynamodb.testing.mock_aws`) with fake
   credentials and ``AWS_DEFAULT_REGION=us-east-1``; yields an :class:`EmulatedAWS` whose
   ``client(name)`` makes boto3 clients and whose ``settings`` holds the knobs.
 * ``aws_endpoint`` - the same behind a local HTTP endpoint (:func:`local_endpoint`);
@@ -58,7 +58,8 @@ class EmulatedAWS:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "emulator_settings(**knobs): knobs of the store.testing emulation for this test",
+        "emulator_settings(**knobs): knobs of the emulation (langgraph.store.dynamodb.testing) "
+        "for this test",
     )
 
 

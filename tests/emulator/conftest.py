@@ -7,12 +7,16 @@ from typing import Any
 
 import pytest
 from botocore.config import Config
+from langgraph.store.dynamodb.testing import EmulatorSettings
+from langgraph.store.dynamodb.testing._settings import pop_settings, push_settings
+from langgraph.store.dynamodb.testing.mock import (
+    fake_credentials_env,
+    local_endpoint,
+    mock_aws,
+    patched_env,
+)
+from langgraph.store.dynamodb.testing.pytest_plugin import EmulatedAWS
 from moto.core.base_backend import BackendDict
-
-from store.testing import EmulatorSettings
-from store.testing._settings import pop_settings, push_settings
-from store.testing.mock import fake_credentials_env, local_endpoint, mock_aws, patched_env
-from store.testing.pytest_plugin import EmulatedAWS
 
 TABLE = "memories"
 INDEX = "vec"

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 from botocore.exceptions import ClientError
 from langchain_aws import BedrockEmbeddings
-
-from store.testing import LexicalEmbedder, LexicalEmbeddings
+from langgraph.store.dynamodb.testing import LexicalEmbedder, LexicalEmbeddings
 
 
 def invoke(emu: Any, model_id: str, body: dict[str, Any]) -> dict[str, Any]:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import boto3
-
-from store.testing import EmulatorSettings, current_settings, mock_aws
-from store.testing.pytest_plugin import EmulatedAWS
+from langgraph.store.dynamodb.testing import EmulatorSettings, current_settings, mock_aws
+from langgraph.store.dynamodb.testing.pytest_plugin import EmulatedAWS
 
 from .conftest import create_table, index_spec, put, search
 

@@ -6,8 +6,12 @@ import time
 from typing import Any
 
 import pytest
-
-from store.testing import TTL_USER_IDENTITY, drain_stream, expire_ttl_items, run_consumer
+from langgraph.store.dynamodb.testing import (
+    TTL_USER_IDENTITY,
+    drain_stream,
+    expire_ttl_items,
+    run_consumer,
+)
 
 from .conftest import TABLE, create_table, index_spec, keys, put, search
 

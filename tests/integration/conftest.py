@@ -3,9 +3,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.testing import mock_aws
 
-from store import DynamoDBStore
-from store.testing import mock_aws
 from tests.support import RequestCounter
 
 

@@ -6,8 +6,8 @@ import asyncio
 from typing import Any
 
 from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
+from langgraph.store.dynamodb import DynamoDBStore
 
-from store import DynamoDBStore
 from tests.support import RequestCounter
 
 

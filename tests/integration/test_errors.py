@@ -10,9 +10,8 @@ import pytest
 from botocore.awsrequest import AWSResponse
 from botocore.config import Config
 from botocore.exceptions import ClientError
-
-from store import DynamoDBStore
-from store.testing import LexicalEmbeddings
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.testing import LexicalEmbeddings
 
 
 class _Raw:

@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
-
-from store import DynamoDBStore
-from store.values import MAX_ITEM_BYTES
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.values import MAX_ITEM_BYTES
 
 
 def _walk(value: Any) -> list[Any]:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from langgraph.store.base import PutOp
+from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.memory import InMemoryStore
 
-from store import DynamoDBStore
 from tests.support import RequestCounter
 
 NAMESPACES = [

@@ -12,10 +12,9 @@ from typing import Any
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.testing import mock_aws
 from langgraph.store.memory import InMemoryStore
-
-from store import DynamoDBStore
-from store.testing import mock_aws
 
 NAMESPACES = [("a",), ("a", "b"), ("a", "b", "c"), ("ab",), ("x", "b"), ("a", "x:y")]
 PREFIXES = sorted({ns[:n] for ns in NAMESPACES for n in range(len(ns) + 1)})

@@ -13,9 +13,14 @@ import numpy as np
 import pytest
 from langchain_aws import BedrockEmbeddings
 from langgraph.store.base import PutOp
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.testing import (
+    LexicalEmbeddings,
+    expire_ttl_items,
+    local_endpoint,
+    mock_aws,
+)
 
-from store import DynamoDBStore
-from store.testing import LexicalEmbeddings, expire_ttl_items, local_endpoint, mock_aws
 from tests.support import RequestCounter
 
 DIMS = 64

@@ -6,9 +6,9 @@ import threading
 from typing import Any
 
 import pytest
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.testing import LexicalEmbeddings, mock_aws
 
-from store import DynamoDBStore
-from store.testing import LexicalEmbeddings, mock_aws
 from tests.support import RequestCounter
 
 NS = ("memories", "t", "u")

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.testing import mock_aws
+from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES
 
-from store import DynamoDBStore
-from store.testing import mock_aws
-from store.ttl import EXPIRES_AT, TTL_MINUTES
 from tests.support import RequestCounter
 
 SECOND = 1 / 60  # minutes

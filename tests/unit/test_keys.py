@@ -11,8 +11,7 @@ from langgraph.store.base import (
     PutOp,
     SearchOp,
 )
-
-from store.keys import (
+from langgraph.store.dynamodb.keys import (
     MAX_ITEM_KEY_BYTES,
     MAX_NAMESPACE_BYTES,
     REGISTRY_PK,

@@ -5,9 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from langgraph.store.base import MatchCondition
+from langgraph.store.dynamodb.namespaces import literal_prefix, select
 from langgraph.store.memory import InMemoryStore
-
-from store.namespaces import literal_prefix, select
 
 label = st.sampled_from(["a", "b", "c", "*x", "%"])
 namespace = st.lists(label, min_size=1, max_size=4).map(tuple)

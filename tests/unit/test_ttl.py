@@ -1,8 +1,7 @@
 from __future__ import annotations
 
 import pytest
-
-from store.ttl import (
+from langgraph.store.dynamodb.ttl import (
     EXPIRES_AT,
     TTL_MINUTES,
     is_expired,

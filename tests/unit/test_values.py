@@ -7,8 +7,12 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from store.values import MAX_ITEM_BYTES, check_item_size, decode_value, encode_value
+from langgraph.store.dynamodb.values import (
+    MAX_ITEM_BYTES,
+    check_item_size,
+    decode_value,
+    encode_value,
+)
 
 json_values = st.recursive(
     st.none()
