@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from langgraph.store.base import (
     GetOp,
@@ -25,42 +25,75 @@ from langgraph.store.dynamodb.keys import (
     validate_op,
 )
 
-# Labels as LangGraph allows them: non-empty, no '.', no NUL; rich in separators
-# other stores use (':', '#', '/', '|'), LIKE/glob metacharacters, spaces and unicode.
-label = st.text(
-    alphabet=st.one_of(
-        st.sampled_from(list(":#/|%*_?[] \\'\"ßé日本-")),
-        st.characters(blacklist_characters=".\x00", blacklist_categories=("Cs",)),
-    ),
-    min_size=1,
-    max_size=8,
+from tests.strategies import (
+    JOINERS,
+    Namespace,
+    families,
+    namespaces,
+    near_collisions,
+    prefix_and_namespace,
+    variants,
 )
-namespace = st.lists(label, min_size=1, max_size=4).map(tuple)
 
 
-@given(namespace, namespace)
-def test_distinct_namespaces_never_share_a_partition(
-    a: tuple[str, ...], b: tuple[str, ...]
+@given(families())
+def test_distinct_namespaces_never_share_a_partition(family: list[Namespace]) -> None:
+    assert len({encode_namespace(ns) for ns in family}) == len(family)
+    assert len({registry_sort_key(ns) for ns in family}) == len(family)
+
+
+@given(near_collisions())
+def test_near_namespaces_share_a_partition_only_when_equal(
+    pair: tuple[Namespace, Namespace],
 ) -> None:
+    a, b = pair
     assert (encode_namespace(a) == encode_namespace(b)) == (a == b)
 
 
-@given(namespace)
-def test_encoding_is_decodable(ns: tuple[str, ...]) -> None:
+@given(namespaces())
+def test_encoding_is_decodable(ns: Namespace) -> None:
     assert decode_namespace(encode_namespace(ns)) == ns
     assert namespace_of_registry_key(registry_sort_key(ns)) == ns
 
 
-@given(namespace)
-def test_no_namespace_encodes_to_the_registry_partition(ns: tuple[str, ...]) -> None:
+@given(namespaces())
+def test_no_namespace_encodes_to_the_registry_partition(ns: Namespace) -> None:
     assert encode_namespace(ns) != REGISTRY_PK
     assert not encode_namespace(ns).startswith(".")
 
 
-@given(namespace, st.lists(label, max_size=3).map(tuple))
-def test_registry_prefix_matches_whole_labels(ns: tuple[str, ...], prefix: tuple[str, ...]) -> None:
+@settings(max_examples=50)
+@given(families())
+def test_registry_prefix_matches_whole_labels(family: list[Namespace]) -> None:
+    keys = [(ns, registry_sort_key(ns)) for ns in family]
+    for prefix in {ns[:n] for ns in family for n in range(len(ns) + 1)}:
+        start = registry_prefix(prefix)
+        for ns, key in keys:
+            assert key.startswith(start) == (ns[: len(prefix)] == prefix), (prefix, ns)
+
+
+@given(prefix_and_namespace())
+def test_registry_prefix_matches_whole_labels_of_near_pairs(
+    pair: tuple[Namespace, Namespace],
+) -> None:
+    prefix, ns = pair
     is_prefix = ns[: len(prefix)] == prefix
     assert registry_sort_key(ns).startswith(registry_prefix(prefix)) == is_prefix
+
+
+def test_families_defeat_every_separator_joined_encoding() -> None:
+    """The strategies are sharp: any joiner makes one family collide, and an unterminated
+    prefix matches a longer label."""
+    family = [("ab", "b"), *variants(("ab", "b"))]
+    for joiner in ["", *JOINERS]:
+        encoded = [joiner.join(ns) for ns in family]
+        assert len(set(encoded)) < len(family), joiner
+    prefixes = {ns[:n] for ns in family for n in range(1, len(ns))}
+    assert any(
+        ns[: len(prefix)] != prefix and ":".join(ns).startswith(":".join(prefix))
+        for prefix in prefixes
+        for ns in family
+    )
 
 
 @given(st.text(max_size=50))
