@@ -1,5 +1,7 @@
 """Serverless long-term memory for LangGraph agents on one DynamoDB table."""
 
+from .errors import TableNotFoundError
 from .store import DynamoDBStore
+from .vector_index import VectorIndexUnsupportedError
 
-__all__ = ["DynamoDBStore"]
+__all__ = ["DynamoDBStore", "TableNotFoundError", "VectorIndexUnsupportedError"]

@@ -8,6 +8,7 @@ no valid namespace can encode to.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from langgraph.store.base import (
@@ -36,13 +37,38 @@ MAX_ITEM_KEY_BYTES = MAX_SORT_KEY_BYTES - len(ITEM_PREFIX)
 Namespace = tuple[str, ...]
 
 
+def normalize_op(op: Op) -> Op:
+    """The op with every namespace it carries as a tuple: like LangGraph's Postgres and
+    SQLite stores, any sequence of strings is accepted (`["users", "a"]`); a bare string is
+    refused, because its characters would silently become labels."""
+    if isinstance(op, (GetOp, PutOp)):
+        return op._replace(namespace=as_namespace(op.namespace))
+    if isinstance(op, SearchOp):
+        return op._replace(namespace_prefix=as_namespace(op.namespace_prefix))
+    if isinstance(op, ListNamespacesOp):
+        conditions = op.match_conditions
+        if conditions is None:
+            return op
+        return op._replace(
+            match_conditions=tuple(c._replace(path=as_namespace(c.path)) for c in conditions)
+        )
+    raise ValueError(f"Unknown operation type: {type(op).__name__}")
+
+
+def as_namespace(path: Any) -> Namespace:
+    """A namespace given as any sequence of strings, as a tuple."""
+    if isinstance(path, tuple):
+        return path
+    if isinstance(path, (str, bytes)) or not isinstance(path, Sequence):
+        raise InvalidNamespaceError(
+            f"Namespace must be a tuple (or list) of strings, got {type(path).__name__}: "
+            f"{path!r}. Write ({path!r},) for a one-label namespace."
+        )
+    return tuple(path)
+
+
 def validate_op(op: Op) -> None:
-    """Validate the namespace an op carries, on every path (raw ops in `batch` too)."""
-    for path in _namespaces_of(op):
-        if not isinstance(path, tuple):
-            raise InvalidNamespaceError(
-                f"Namespace must be a tuple of strings, got {type(path).__name__}: {path!r}"
-            )
+    """Validate the namespace an op carries (after `normalize_op`), on every path."""
     validate_op_namespace(op)
     if isinstance(op, PutOp):
         validate_namespace(op.namespace)
@@ -61,16 +87,6 @@ def validate_namespace(namespace: Namespace) -> None:
             f"Namespace {namespace!r} encodes to {size} bytes; the limit is "
             f"{MAX_NAMESPACE_BYTES} bytes (DynamoDB sort key limit {MAX_SORT_KEY_BYTES})."
         )
-
-
-def _namespaces_of(op: Op) -> list[Any]:
-    if isinstance(op, (GetOp, PutOp)):
-        return [op.namespace]
-    if isinstance(op, SearchOp):
-        return [op.namespace_prefix]
-    if isinstance(op, ListNamespacesOp):
-        return [condition.path for condition in op.match_conditions or ()]
-    raise ValueError(f"Unknown operation type: {type(op).__name__}")
 
 
 def validate_key(key: str) -> None:

@@ -18,6 +18,9 @@ from .registry import Registry
 from .rows import row_matches
 from .ttl import is_expired
 
+# Rows read per Query when a filter decides which rows count.
+FILTER_PAGE = 100
+
 
 def search_rows(
     client: Any,
@@ -34,7 +37,8 @@ def search_rows(
         return []
     found: list[dict[str, Any]] = []
     for namespace in sorted(registry.candidates(op.namespace_prefix)):
-        page = None if op.filter or omit_expired_at is not None else need - len(found)
+        # Expired rows are rare and skipped as met; a filter may reject many, so read more.
+        page = max(need, FILTER_PAGE) if op.filter else need - len(found)
         for row in _partition(client, table, namespace, consistent=consistent, page=page):
             if omit_expired_at is not None and is_expired(row, omit_expired_at):
                 continue

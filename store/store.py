@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -23,9 +25,10 @@ from langgraph.store.base import (
 
 from . import dynamo, table
 from .embedding import EmbeddingPlan, attach_vectors, check_vectors, plan_embeddings
+from .errors import table_must_exist
 from .filters import validate_filter
 from .index_config import DynamoIndexConfig, IndexSettings, parse_index_config
-from .keys import Namespace, validate_op
+from .keys import Namespace, normalize_op, validate_op
 from .kv_search import search_rows
 from .namespaces import literal_prefix, select
 from .registry import Registry
@@ -39,6 +42,8 @@ from .semantic_search import SemanticSearch, check_page
 from .ttl import is_expired, now
 from .vector_index import attribute_definitions, ensure_index, index_spec
 from .writes import Writer
+
+logger = logging.getLogger(__name__)
 
 
 async def _no_vectors() -> list[list[float]]:
@@ -71,6 +76,8 @@ class DynamoDBStore(BaseStore):
             raise ValueError("table_name must be a non-empty string")
         self.table_name = table_name
         self.ttl_config = ttl
+        if ttl and ttl.get("sweep_interval_minutes") is not None:
+            _log_sweep_not_applicable(ttl["sweep_interval_minutes"])
         self.index_config = index
         self.consistent_read = consistent_read
         self._client = dynamo.make_client(
@@ -123,6 +130,10 @@ class DynamoDBStore(BaseStore):
         """Run ops with LangGraph's batch semantics: results in op order, reads see the
         state before the batch's writes, the last write to a key wins. Every op is
         validated before any I/O."""
+        with table_must_exist(self._client, self.table_name):
+            return self._batch(ops)
+
+    def _batch(self, ops: Iterable[Op]) -> list[Result]:
         ops, rows, plan = self._prepare(ops)
         documents: list[list[float]] = []
         queries: list[list[float]] = []
@@ -140,6 +151,10 @@ class DynamoDBStore(BaseStore):
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """`batch` with the embedder's async methods (so async-only embedders work) and
         all DynamoDB I/O on a worker thread: the event loop never blocks."""
+        with table_must_exist(self._client, self.table_name):
+            return await self._abatch(ops)
+
+    async def _abatch(self, ops: Iterable[Op]) -> list[Result]:
         ops, rows, plan = self._prepare(ops)
         documents: list[list[float]] = []
         queries: list[list[float]] = []
@@ -157,7 +172,7 @@ class DynamoDBStore(BaseStore):
         self, ops: Iterable[Op]
     ) -> tuple[list[Op], dict[int, dict[str, Any]], EmbeddingPlan]:
         """Validate every op (building the rows puts will write) and plan the embedding."""
-        ops = list(ops)
+        ops = [normalize_op(op) for op in ops]
         rows = self._validate(ops)
         plan = plan_embeddings(self._index, ops, rows) if self._index else EmbeddingPlan()
         return ops, rows, plan
@@ -218,7 +233,9 @@ class DynamoDBStore(BaseStore):
 
     @property
     def _omit_expired(self) -> bool:
-        return bool(self.ttl_config and self.ttl_config.get("omit_expired", False))
+        """On unless `ttl={"omit_expired": False}`: unlike LangGraph's default, because
+        DynamoDB's TTL sweep can lag a day or more behind an item's expiry."""
+        return bool((self.ttl_config or {}).get("omit_expired", True))
 
     def _read(
         self,
@@ -310,6 +327,15 @@ class DynamoDBStore(BaseStore):
                 (rows[i]["PK"], rows[i]["SK"]): extras[i] for i in last.values() if i in extras
             },
         )
+
+
+@functools.cache
+def _log_sweep_not_applicable(minutes: int) -> None:
+    logger.info(
+        "ttl['sweep_interval_minutes']=%s does not apply to DynamoDBStore: DynamoDB's own TTL "
+        "sweep deletes expired items (expired ones are hidden until then, see omit_expired).",
+        minutes,
+    )
 
 
 def _check_page(limit: int, offset: int) -> None:

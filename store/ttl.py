@@ -5,7 +5,9 @@ the item's own TTL so a refresh slides the expiry by that item's TTL, not the st
 
 Refresh rule: a read rewrites the expiry only once at least `REFRESH_FRACTION` of the
 item's TTL has elapsed since it was last set, so a hot item costs at most one write per
-tenth of its TTL, and every read leaves the item at least 90% of its TTL to live.
+tenth of its TTL, and every read leaves the item at least 90% of its TTL to live. An
+item already past its expiry is never refreshed: DynamoDB's sweep may lag, it must not
+come back to life.
 """
 
 from __future__ import annotations
@@ -48,8 +50,8 @@ def is_expired(item: dict[str, Any], at: float) -> bool:
 def needs_refresh(item: dict[str, Any], at: float) -> bool:
     """True when a read should slide this item's expiry (see the module rule)."""
     expires, minutes = item.get(EXPIRES_AT), item.get(TTL_MINUTES)
-    if expires is None or minutes is None:
-        return False
+    if expires is None or minutes is None or float(expires) <= at:
+        return False  # never bring an expired item back to life
     ttl_seconds = float(minutes) * 60
     elapsed = ttl_seconds - (float(expires) - at)
     return elapsed >= REFRESH_FRACTION * ttl_seconds

@@ -16,6 +16,9 @@ from .table import describe
 logger = logging.getLogger(__name__)
 
 NOT_YET_SEARCHABLE = "does not have the specified index"
+# A backend that drops vector indexes never reports one; AWS reports it at once.
+UNSUPPORTED_AFTER_SECONDS = 5.0
+LOG_EVERY_SECONDS = 60.0
 
 
 def index_spec(settings: IndexSettings) -> dict[str, Any]:
@@ -104,8 +107,9 @@ def _schema(elements: list[dict[str, str]]) -> list[tuple[str, str]]:
 
 def ensure_index(client: Any, table: str, settings: IndexSettings, *, timeout: float) -> None:
     """Retrofit the index onto an existing table if missing, check it, and return only
-    once it is ACTIVE, not backfilling, and answering searches."""
-    deadline = time.monotonic() + timeout
+    once it is ACTIVE, not backfilling, and answering searches. Fails within seconds on a
+    backend that accepts vector indexes but drops them (plain moto, DynamoDB Local)."""
+    wait = _Wait(timeout)
     while True:
         description = describe(client, table)
         if description is None:
@@ -116,9 +120,9 @@ def ensure_index(client: Any, table: str, settings: IndexSettings, *, timeout: f
             break
         if _try_create(client, table, settings):
             break
-        _sleep_until(deadline, 2.0, f"another index operation on {table} to finish")
-    _wait_ready(client, table, settings, deadline)
-    _wait_searchable(client, table, settings, deadline)
+        wait.sleep(f"another index operation on {table} to finish")
+    _wait_ready(client, table, settings, wait)
+    _wait_searchable(client, table, settings, wait)
 
 
 def _try_create(client: Any, table: str, settings: IndexSettings) -> bool:
@@ -137,22 +141,26 @@ def _try_create(client: Any, table: str, settings: IndexSettings) -> bool:
     return True
 
 
-def _wait_ready(client: Any, table: str, settings: IndexSettings, deadline: float) -> None:
-    delay = 0.2
+def _wait_ready(client: Any, table: str, settings: IndexSettings, wait: _Wait) -> None:
+    dropped_since = time.monotonic()
     while True:
         description = describe(client, table) or {}
-        index = find_index(description, settings.index_name) or {}
+        index = find_index(description, settings.index_name)
+        if index is None:
+            if time.monotonic() - dropped_since > UNSUPPORTED_AFTER_SECONDS:
+                raise VectorIndexUnsupportedError(_unsupported(client, table, settings))
+            wait.sleep(f"vector index {settings.index_name} to appear", cap=1.0)
+            continue
         status, backfilling = index.get("IndexStatus"), bool(index.get("Backfilling"))
         if status == "ACTIVE" and not backfilling:
             return
-        state = f"{status}{' (backfilling)' if backfilling else ''}"
-        delay = _sleep_until(deadline, delay, f"vector index {settings.index_name}: {state}")
+        phase = "backfilling" if backfilling else (status or "creating").lower()
+        wait.sleep(f"vector index {settings.index_name}: {phase}")
 
 
-def _wait_searchable(client: Any, table: str, settings: IndexSettings, deadline: float) -> None:
+def _wait_searchable(client: Any, table: str, settings: IndexSettings, wait: _Wait) -> None:
     """The search endpoint may lag ACTIVE briefly; probe an empty partition until it answers."""
     probe = [1.0] + [0.0] * (settings.dims - 1)
-    delay = 0.2
     while True:
         try:
             client.search_vectors(
@@ -168,15 +176,47 @@ def _wait_searchable(client: Any, table: str, settings: IndexSettings, deadline:
         except ClientError as error:
             if NOT_YET_SEARCHABLE not in str(error):
                 raise
-        delay = _sleep_until(deadline, delay, f"vector index {settings.index_name} to answer")
+        wait.sleep(f"vector index {settings.index_name}: waiting for search")
 
 
-def _sleep_until(deadline: float, delay: float, waiting_for: str) -> float:
-    if time.monotonic() + delay > deadline:
-        raise TimeoutError(
-            f"setup() timed out waiting for {waiting_for}; call setup() again to keep waiting "
-            "(it is idempotent) or pass a larger timeout."
-        )
-    logger.info("Waiting %.1fs for %s", delay, waiting_for)
-    time.sleep(delay)
-    return min(delay * 2, 10.0)
+def _unsupported(client: Any, table: str, settings: IndexSettings) -> str:
+    where = client.meta.endpoint_url
+    return (
+        f"Table {table} was given vector index {settings.index_name!r}, but DescribeTable at "
+        f"{where} does not report it: this backend does not support DynamoDB vector indexes. "
+        "Plain moto (moto.mock_aws, moto_server), DynamoDB Local and LocalStack accept "
+        "VectorIndexes and silently drop them. For offline runs use "
+        "langgraph.store.dynamodb.testing.mock_aws (in place of moto.mock_aws) or "
+        "langgraph.store.dynamodb.testing.local_endpoint(); on AWS, use boto3>=1.43.64 in a "
+        "region that offers vector indexes."
+    )
+
+
+class VectorIndexUnsupportedError(RuntimeError):
+    """The DynamoDB backend accepted a vector index but does not keep it."""
+
+
+class _Wait:
+    """Sleeps with exponential backoff until a deadline, logging progress at INFO with the
+    elapsed time and the phase (at least every `LOG_EVERY_SECONDS`)."""
+
+    def __init__(self, timeout: float) -> None:
+        self.started = time.monotonic()
+        self.deadline = self.started + timeout
+        self.delay = 0.2
+        self.logged_at = -LOG_EVERY_SECONDS
+        self.phase = ""
+
+    def sleep(self, waiting_for: str, *, cap: float = 10.0) -> None:
+        now = time.monotonic()
+        elapsed = now - self.started
+        if now + self.delay > self.deadline:
+            raise TimeoutError(
+                f"setup() timed out after {elapsed:.0f}s waiting for {waiting_for}; call "
+                "setup() again to keep waiting (it is idempotent) or pass a larger timeout."
+            )
+        if waiting_for != self.phase or now - self.logged_at >= LOG_EVERY_SECONDS:
+            logger.info("setup(): %.0fs elapsed, waiting for %s", elapsed, waiting_for)
+            self.phase, self.logged_at = waiting_for, now
+        time.sleep(min(self.delay, cap))
+        self.delay = min(self.delay * 2, cap)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -19,7 +20,7 @@ from .index_config import IndexSettings
 from .keys import Namespace, decode_namespace
 from .registry import Registry
 from .rows import CREATED_AT, UPDATED_AT, key_of, update_arguments
-from .ttl import EXPIRES_AT, TTL_MINUTES, expiry, needs_refresh
+from .ttl import EXPIRES_AT, TTL_MINUTES, expiry, needs_refresh, now
 
 # Attributes a put may leave out; an overwrite removes them from the old row.
 OPTIONAL_ATTRIBUTES = (EXPIRES_AT, TTL_MINUTES, VECTOR, CONTENT_HASH, VECTOR_COUNT, INDEX_PATHS)
@@ -75,13 +76,17 @@ class Writer:
                 TableName=self._table,
                 Key=dynamo.serialize({"PK": row["PK"], "SK": row["SK"]}),
                 UpdateExpression=f"SET {EXPIRES_AT} = :new",
-                # Only the version we read: a concurrent put or delete wins.
-                ConditionExpression=f"{EXPIRES_AT} = :old AND {TTL_MINUTES} = :ttl",
+                # Only the version we read (a concurrent put or delete wins), and never once
+                # it has expired, however late this request lands.
+                ConditionExpression=(
+                    f"{EXPIRES_AT} = :old AND {TTL_MINUTES} = :ttl AND {EXPIRES_AT} > :now"
+                ),
                 ExpressionAttributeValues=dynamo.serialize(
                     {
                         ":new": expiry(float(row[TTL_MINUTES]), at),
                         ":old": row[EXPIRES_AT],
                         ":ttl": row[TTL_MINUTES],
+                        ":now": math.floor(now()),
                     }
                 ),
             )

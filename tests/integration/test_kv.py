@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
-from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb import DynamoDBStore, TableNotFoundError
+from langgraph.store.dynamodb.testing import LexicalEmbeddings
 from langgraph.store.dynamodb.values import MAX_ITEM_BYTES
 
 
@@ -203,16 +206,33 @@ def test_filtered_search_fills_the_limit_across_namespaces(kv_store: DynamoDBSto
     assert not {(r.namespace, r.key) for r in rest} & {(r.namespace, r.key) for r in found}
 
 
-def test_read_failures_raise(kv_store: DynamoDBStore) -> None:
-    missing = DynamoDBStore("no-such-table", region_name="us-east-1")
-    for call in (
-        lambda: missing.get(("a",), "k"),
-        lambda: missing.search(("a",)),
-        lambda: missing.list_namespaces(),
-        lambda: missing.put(("a",), "k", {"v": 1}),
-    ):
-        with pytest.raises(ClientError, match="ResourceNotFoundException"):
-            call()
+MISSING_TABLE_CALLS: dict[str, Callable[[DynamoDBStore], Any]] = {
+    "get": lambda s: s.get(("a",), "k"),
+    "search": lambda s: s.search(["a"]),
+    "semantic search": lambda s: s.search(("a",), query="x"),
+    "list_namespaces": lambda s: s.list_namespaces(),
+    "put": lambda s: s.put(("a",), "k", {"v": 1}),
+    "delete": lambda s: s.delete(("a",), "k"),
+    "aget": lambda s: asyncio.run(s.aget(("a",), "k")),
+}
+
+
+@pytest.mark.parametrize("call", MISSING_TABLE_CALLS)
+def test_missing_table_names_table_region_and_setup(kv_store: DynamoDBStore, call: str) -> None:
+    missing = DynamoDBStore(
+        "no-such-table",
+        region_name="us-east-1",
+        index={"dims": 8, "embed": LexicalEmbeddings(dims=8)},
+    )
+    with pytest.raises(TableNotFoundError) as raised:
+        MISSING_TABLE_CALLS[call](missing)
+    message = str(raised.value)
+    assert "'no-such-table' was not found in region us-east-1" in message
+    assert "https://dynamodb.us-east-1.amazonaws.com" in message
+    assert "store.setup()" in message
+    cause = raised.value.__cause__
+    assert isinstance(cause, ClientError)
+    assert cause.response["Error"]["Code"] == "ResourceNotFoundException"
 
 
 def test_missing_region_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:

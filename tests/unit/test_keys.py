@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,6 +22,7 @@ from langgraph.store.dynamodb.keys import (
     item_key_of,
     item_sort_key,
     namespace_of_registry_key,
+    normalize_op,
     registry_prefix,
     registry_sort_key,
     validate_op,
@@ -120,7 +123,33 @@ def test_item_keys_round_trip(key: str) -> None:
 )
 def test_invalid_namespaces_are_rejected_on_every_op(op: object) -> None:
     with pytest.raises(InvalidNamespaceError):
-        validate_op(op)  # type: ignore[arg-type]
+        validate_op(normalize_op(op))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        PutOp(["a", "b"], "k", {"v": 1}),  # type: ignore[arg-type]
+        GetOp(["a", "b"], "k"),  # type: ignore[arg-type]
+        SearchOp(["a", "b"]),  # type: ignore[arg-type]
+        ListNamespacesOp(match_conditions=(MatchCondition("prefix", ["a", "b"]),)),  # type: ignore[arg-type]
+    ],
+)
+def test_list_namespaces_become_tuples_on_every_op(op: Any) -> None:
+    normalized = normalize_op(op)
+    paths = (
+        [c.path for c in normalized.match_conditions]
+        if isinstance(normalized, ListNamespacesOp)
+        else [normalized[0]]
+    )
+    assert paths == [("a", "b")]
+    validate_op(normalized)
+
+
+@pytest.mark.parametrize("op", [GetOp("ab", "k"), SearchOp("ab"), PutOp(b"ab", "k", None)])  # type: ignore[arg-type]
+def test_a_bare_string_namespace_is_refused_with_the_fix(op: Any) -> None:
+    with pytest.raises(InvalidNamespaceError, match=r"tuple \(or list\) of strings"):
+        normalize_op(op)
 
 
 def test_overlong_item_key_is_rejected_with_the_limit() -> None:
