@@ -15,7 +15,7 @@ from langgraph.store.base import SearchOp
 from . import dynamo
 from .keys import ITEM_PREFIX, Namespace, encode_namespace
 from .registry import Registry
-from .rows import row_matches
+from .rows import READ_NAMES, READ_PROJECTION, row_matches
 from .ttl import is_expired
 
 # Rows read per Query when a filter decides which rows count.
@@ -56,6 +56,8 @@ def _partition(
     kwargs: dict[str, Any] = {
         "TableName": table,
         "KeyConditionExpression": "PK = :pk AND begins_with(SK, :items)",
+        "ProjectionExpression": READ_PROJECTION,
+        "ExpressionAttributeNames": READ_NAMES,
         "ExpressionAttributeValues": {
             ":pk": {"S": encode_namespace(namespace)},
             ":items": {"S": ITEM_PREFIX},

@@ -10,12 +10,18 @@ from langgraph.store.base import Item, PutOp, SearchItem
 
 from .filters import matches
 from .keys import PK, SK, decode_namespace, encode_namespace, item_key_of, item_sort_key
-from .ttl import ttl_attributes
+from .ttl import EXPIRES_AT, TTL_MINUTES, ttl_attributes
 from .values import check_item_size, decode_value, encode_value
 
 VALUE = "value"
 CREATED_AT = "created_at"
 UPDATED_AT = "updated_at"
+
+# What reads fetch: an `Item`'s fields plus what TTL refresh and `omit_expired` need. Never
+# the vector (4 KB-13 KB per item at 1024 dims) or the embedding bookkeeping.
+READ_ATTRIBUTES = (PK, SK, VALUE, CREATED_AT, UPDATED_AT, EXPIRES_AT, TTL_MINUTES)
+READ_NAMES = {f"#r{i}": name for i, name in enumerate(READ_ATTRIBUTES)}
+READ_PROJECTION = ", ".join(READ_NAMES)
 
 
 def key_of(namespace: tuple[str, ...], key: str) -> dict[str, str]:

@@ -33,6 +33,8 @@ from .kv_search import search_rows
 from .namespaces import literal_prefix, select
 from .registry import Registry
 from .rows import (
+    READ_NAMES,
+    READ_PROJECTION,
     build_row,
     key_of,
     to_item,
@@ -254,7 +256,12 @@ class DynamoDBStore(BaseStore):
         def answer_gets() -> None:
             keys = [key_of(ops[i].namespace, ops[i].key) for i in gets]  # type: ignore[union-attr]
             found = dynamo.batch_get(
-                self._client, self.table_name, keys, consistent=self.consistent_read
+                self._client,
+                self.table_name,
+                keys,
+                consistent=self.consistent_read,
+                projection=READ_PROJECTION,
+                names=READ_NAMES,
             )
             by_key = {(row["PK"], row["SK"]): row for row in found}
             for i, key in zip(gets, keys, strict=True):
