@@ -113,10 +113,13 @@ def local_endpoint(
     """Run the emulation behind moto's ThreadedMotoServer and yield its URL.
 
     ``port=None`` picks a free port. Use the URL as ``endpoint_url`` of every boto3 client
-    (any credentials and region work). State lives in this process and is reset on entry and
-    exit when ``reset`` is true. Knobs as for :func:`mock_aws`. ``consumers`` maps table
-    names to Lambda stream handlers that :func:`run_consumer` runs in the background for
-    the life of the endpoint (records are delivered as Lambda would).
+    (any credentials and region work; when this process has none configured, fake ones are
+    set in its environment for the life of the endpoint. Another process needs its own,
+    e.g. ``AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing``). State lives in this
+    process and is reset on entry and exit when ``reset`` is true. Knobs as for
+    :func:`mock_aws`. ``consumers`` maps table names to Lambda stream handlers that
+    :func:`run_consumer` runs in the background for the life of the endpoint (records are
+    delivered as Lambda would).
     """
     import logging
 
@@ -142,6 +145,10 @@ def local_endpoint(
         bound_host, bound_port = server.get_host_and_port()
         with contextlib.ExitStack() as stack:
             from .streams import run_consumer
+
+            if not {"AWS_ACCESS_KEY_ID", "AWS_PROFILE"} & set(os.environ):
+                fake = fake_credentials_env()
+                stack.enter_context(patched_env({k: fake[k] for k in fake if k not in os.environ}))
 
             for table_name, handler in (consumers or {}).items():
                 stack.enter_context(run_consumer(table_name, handler))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -17,7 +18,7 @@ from langgraph.store.base import (
     SearchOp,
 )
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.testing import LexicalEmbeddings, mock_aws
+from langgraph.store.dynamodb.testing import LexicalEmbeddings, local_endpoint, mock_aws
 from langgraph.store.dynamodb.ttl import EXPIRES_AT
 
 from tests.support import RequestCounter
@@ -137,3 +138,18 @@ def test_reads_leave_the_vector_and_bookkeeping_behind(aws: None) -> None:
     assert [r.key for r in store.search(ns)] == ["k"]
     wanted = {"PK", "SK", "value", "created_at", "updated_at", "expires_at", "ttl_minutes"}
     assert returned == [wanted, wanted]
+
+
+def test_local_endpoint_works_without_any_configured_credentials(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    for name in [n for n in os.environ if n.startswith("AWS_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    with local_endpoint() as url:
+        store = DynamoDBStore("memory", endpoint_url=url)
+        store.setup()
+        store.put(("a",), "k", {"v": 1})
+        assert store.get(("a",), "k").value == {"v": 1}  # type: ignore[union-attr]
+    assert "AWS_ACCESS_KEY_ID" not in os.environ  # restored on exit
