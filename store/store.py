@@ -53,7 +53,7 @@ async def _no_vectors() -> list[list[float]]:
 
 
 class DynamoDBStore(BaseStore):
-    """A LangGraph `BaseStore` on one DynamoDB table (see DESIGN.md for the data model).
+    """A LangGraph `BaseStore` on one DynamoDB table (data model: docs/architecture.md).
 
     Values round-trip exactly as JSON; namespaces map injectively to partitions; prefix
     search and `list_namespaces` read a namespace registry instead of scanning; TTL is

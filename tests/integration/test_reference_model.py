@@ -2,7 +2,7 @@
 
 Where the reference store and this project's promises agree, answers must match exactly:
 get, prefix search (as a set, with filters), and list_namespaces over the namespaces that
-still hold items (InMemoryStore also lists emptied ones; DESIGN.md says forget them).
+still hold items (InMemoryStore also lists emptied ones; the store forgets them, see docs/architecture.md).
 """
 
 from __future__ import annotations
