@@ -16,13 +16,12 @@ left unregistered.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterable
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from . import dynamo
+from . import clock, dynamo
 from .keys import (
     ITEM_PREFIX,
     PK,
@@ -55,21 +54,21 @@ class Registry:
     def ensure(self, namespaces: dict[Namespace, bool]) -> None:
         """Register namespaces about to receive items (value: some item carries a TTL)."""
         todo = []
-        clock = time.monotonic()
+        seen = clock.monotonic()
         with self._lock:
             for ns, has_ttl in namespaces.items():
                 known = self._known.get(ns)
-                if known is None or clock - known[0] > CACHE_SECONDS or (has_ttl and not known[1]):
+                if known is None or seen - known[0] > CACHE_SECONDS or (has_ttl and not known[1]):
                     todo.append((ns, has_ttl))
         dynamo.parallel_map(self._register, todo)
         with self._lock:
             for ns, has_ttl in todo:
-                self._known[ns] = (clock, has_ttl)
+                self._known[ns] = (seen, has_ttl)
 
     def _register(self, entry: tuple[Namespace, bool]) -> None:
         ns, has_ttl = entry
         expression = "SET registered_at = :now REMOVE " + EMPTIED_AT
-        values: dict[str, Any] = {":now": {"N": str(int(time.time()))}}
+        values: dict[str, Any] = {":now": {"N": str(int(clock.now()))}}
         if has_ttl:
             expression = f"SET registered_at = :now, {HAS_TTL} = :t REMOVE {EMPTIED_AT}"
             values[":t"] = {"BOOL": True}
@@ -95,7 +94,7 @@ class Registry:
                 Key=dynamo.serialize({PK: REGISTRY_PK, SK: registry_sort_key(ns)}),
                 UpdateExpression=f"SET {EMPTIED_AT} = :now",
                 ConditionExpression="attribute_exists(SK)",
-                ExpressionAttributeValues={":now": {"N": str(int(time.time()))}},
+                ExpressionAttributeValues={":now": {"N": str(int(clock.now()))}},
             )
         except ClientError as error:
             if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
@@ -137,7 +136,7 @@ class Registry:
         emptied = row.get(EMPTIED_AT)
         if (
             emptied is not None
-            and time.time() - float(emptied) > GRACE_SECONDS
+            and clock.now() - float(emptied) > GRACE_SECONDS
             and (at is None or not self._has_item(ns, at=None))
         ):
             self._remove(row)

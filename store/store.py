@@ -23,7 +23,7 @@ from langgraph.store.base import (
     TTLConfig,
 )
 
-from . import dynamo, table
+from . import clock, dynamo, table
 from .embedding import EmbeddingPlan, attach_vectors, check_vectors, plan_embeddings
 from .errors import table_must_exist
 from .filters import validate_filter
@@ -41,7 +41,7 @@ from .rows import (
     to_search_item,
 )
 from .semantic_search import SemanticSearch, check_page
-from .ttl import is_expired, now
+from .ttl import is_expired
 from .vector_index import attribute_definitions, ensure_index, index_spec
 from .writes import Writer
 
@@ -199,7 +199,7 @@ class DynamoDBStore(BaseStore):
         if self._index:
             extras = attach_vectors(self._index, plan, rows, documents)
             check_vectors(queries, self._index.dims, len(plan.queries))
-        at = now()
+        at = clock.now()
         results: list[Result] = [None] * len(ops)
         vectors = dict(zip(plan.queries, queries, strict=True))
         read_rows = self._read(ops, results, at, vectors, scope)
@@ -210,7 +210,7 @@ class DynamoDBStore(BaseStore):
     # Validation
 
     def _validate(self, ops: list[Op]) -> dict[int, dict[str, Any]]:
-        at = now()
+        at = clock.now()
         rows: dict[int, dict[str, Any]] = {}
         for index, op in enumerate(ops):
             validate_op(op)

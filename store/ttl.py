@@ -13,18 +13,12 @@ come back to life.
 from __future__ import annotations
 
 import math
-import time
 from decimal import Decimal
 from typing import Any
 
 EXPIRES_AT = "expires_at"
 TTL_MINUTES = "ttl_minutes"
 REFRESH_FRACTION = 0.1
-
-
-def now() -> float:
-    """Wall-clock epoch seconds (TTL is compared against DynamoDB's wall clock)."""
-    return time.time()
 
 
 def expiry(ttl_minutes: float, at: float) -> int:

@@ -1,11 +1,27 @@
-"""Shared fixtures: fake credentials and a region, so nothing can reach real AWS."""
+"""Shared fixtures: fake credentials and a region, so nothing can reach real AWS; a
+controlled clock."""
 
 from __future__ import annotations
 
 import os
+import time
+
+import pytest
+from langgraph.store.dynamodb import clock as library_clock
+
+from tests.support import FakeClock
 
 os.environ["AWS_ACCESS_KEY_ID"] = "testing"
 os.environ["AWS_SECRET_ACCESS_KEY"] = "testing"
 os.environ["AWS_SESSION_TOKEN"] = "testing"
 os.environ["AWS_DEFAULT_REGION"] = "us-east-1"
 os.environ.pop("AWS_PROFILE", None)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """Replace the library's clock with one that moves only when the test advances it."""
+    fake = FakeClock(float(int(time.time())))
+    monkeypatch.setattr(library_clock, "now", fake.now)
+    monkeypatch.setattr(library_clock, "monotonic", fake.monotonic)
+    return fake

@@ -22,3 +22,22 @@ class RequestCounter:
     @property
     def total(self) -> int:
         return sum(self.calls.values())
+
+
+class FakeClock:
+    """The library's clock (`langgraph.store.dynamodb.clock`) under a test's control: time
+    moves only when `advance` is called. Starts at the current whole second."""
+
+    def __init__(self, start: float) -> None:
+        self.wall = start
+        self.elapsed = 0.0
+
+    def now(self) -> float:
+        return self.wall
+
+    def monotonic(self) -> float:
+        return self.elapsed
+
+    def advance(self, seconds: float) -> None:
+        self.wall += seconds
+        self.elapsed += seconds

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.keys import REGISTRY_PK
+from langgraph.store.dynamodb.registry import CACHE_SECONDS, GRACE_SECONDS
+from langgraph.store.dynamodb.testing import mock_aws
 from langgraph.store.memory import InMemoryStore
 
-from tests.support import RequestCounter
+from tests.support import FakeClock, RequestCounter
 
 NAMESPACES = [
     ("memories", "acme", "u1"),
@@ -80,3 +85,85 @@ def test_listing_under_a_prefix_costs_one_query_not_a_scan(
     requests.reset()
     assert len(kv_store.list_namespaces(limit=1000)) == 100
     assert dict(requests.calls) == {"Query": 1}
+
+
+def _registrations(store: DynamoDBStore) -> list[str]:
+    """The registry rows `store` writes (UpdateItem on the registry partition), in order."""
+    seen: list[str] = []
+
+    def record(params: dict[str, Any], **_: Any) -> None:
+        key = params["Key"]
+        if key["PK"]["S"] == REGISTRY_PK and "registered_at" in params["UpdateExpression"]:
+            seen.append(key["SK"]["S"])
+
+    store.client.meta.events.register("before-parameter-build.dynamodb.UpdateItem", record)
+    return seen
+
+
+def _registry_row(store: DynamoDBStore, ns: tuple[str, ...]) -> dict[str, Any] | None:
+    response = store.client.get_item(
+        TableName=store.table_name,
+        Key={"PK": {"S": REGISTRY_PK}, "SK": {"S": ".".join(ns) + "."}},
+        ConsistentRead=True,
+    )
+    return response.get("Item")
+
+
+def test_a_put_registers_again_once_the_cache_lifetime_is_over(
+    kv_store: DynamoDBStore, clock: FakeClock
+) -> None:
+    registrations = _registrations(kv_store)
+    kv_store.put(("c",), "1", {"v": 1})
+    assert registrations == ["c."]
+    clock.advance(CACHE_SECONDS - 1)
+    kv_store.put(("c",), "2", {"v": 1})
+    assert registrations == ["c."]  # still cached
+    clock.advance(2)
+    kv_store.put(("c",), "3", {"v": 1})
+    assert registrations == ["c.", "c."]
+
+
+def test_a_namespace_that_gains_its_first_ttl_item_later_goes_when_it_expires(
+    clock: FakeClock,
+) -> None:
+    with mock_aws():
+        store = DynamoDBStore("memory", region_name="us-east-1", ttl={"omit_expired": True})
+        store.setup()
+        other = DynamoDBStore("memory", region_name="us-east-1", ttl={"omit_expired": True})
+        for ns in [("same",), ("other",)]:
+            store.put(ns, "plain", {"v": 1})  # registered without TTL, and cached
+        store.put(("same",), "temp", {"v": 1}, ttl=1.0)  # the process that cached it
+        other.put(("other",), "temp", {"v": 1}, ttl=1.0)  # a process that never saw it
+        store.put(("overwritten",), "k", {"v": 1})
+        store.put(("overwritten",), "k", {"v": 2}, ttl=1.0)
+        store.delete(("same",), "plain")
+        store.delete(("other",), "plain")
+        assert store.list_namespaces() == [("other",), ("overwritten",), ("same",)]
+        clock.advance(60)
+        assert store.list_namespaces() == []
+        assert other.list_namespaces() == []
+
+
+def test_the_grace_period_keeps_a_racing_put_registered(clock: FakeClock) -> None:
+    with mock_aws():
+        a = DynamoDBStore("memory", region_name="us-east-1")
+        a.setup()
+        b = DynamoDBStore("memory", region_name="us-east-1")
+        ns = ("race",)
+        a.put(ns, "1", {"v": 1})  # A registers the namespace and caches that
+        # B empties it and lists late in A's cache lifetime: the row is only marked.
+        b.delete(ns, "1")
+        clock.advance(CACHE_SECONDS - 1)
+        assert b.list_namespaces() == []
+        assert _registry_row(b, ns) is not None
+        a.put(ns, "2", {"v": 1})  # A trusts its cache and writes no registration
+        assert b.list_namespaces() == [ns]
+        # B empties it again and lists after the grace period: the row is removed ...
+        b.delete(ns, "2")
+        clock.advance(GRACE_SECONDS + 1)
+        assert b.list_namespaces() == []
+        assert _registry_row(b, ns) is None
+        # ... which is safe because A's cache has expired: its next put registers again.
+        a.put(ns, "3", {"v": 1})
+        assert b.list_namespaces() == [ns]
+        assert a.list_namespaces() == [ns]

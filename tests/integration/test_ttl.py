@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.testing import mock_aws
+from langgraph.store.dynamodb.testing import LexicalEmbeddings, mock_aws
 from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES
 
-from tests.support import RequestCounter
-
-SECOND = 1 / 60  # minutes
+from tests.support import FakeClock, RequestCounter
 
 
 @pytest.fixture
@@ -42,15 +39,15 @@ def test_table_ttl_is_enabled_on_expires_at(ttl_store: DynamoDBStore) -> None:
     assert ttl["TimeToLiveStatus"] == "ENABLED" and ttl["AttributeName"] == EXPIRES_AT
 
 
-def test_default_and_per_item_ttl_are_stored(ttl_store: DynamoDBStore) -> None:
-    before = time.time()
+def test_default_and_per_item_ttl_are_stored(ttl_store: DynamoDBStore, clock: FakeClock) -> None:
     ttl_store.put(("a",), "default", {"v": 1})
     ttl_store.put(("a",), "own", {"v": 1}, ttl=2.0)
     ttl_store.put(("a",), "forever", {"v": 1}, ttl=None)
     default, own = _raw(ttl_store, ("a",), "default"), _raw(ttl_store, ("a",), "own")
     assert float(default[TTL_MINUTES]["N"]) == 10.0
-    assert before + 600 <= int(default[EXPIRES_AT]["N"]) <= time.time() + 601
+    assert int(default[EXPIRES_AT]["N"]) == clock.now() + 600
     assert float(own[TTL_MINUTES]["N"]) == 2.0
+    assert int(own[EXPIRES_AT]["N"]) == clock.now() + 120
     assert EXPIRES_AT not in _raw(ttl_store, ("a",), "forever")
 
 
@@ -61,13 +58,16 @@ def test_put_without_ttl_clears_an_old_expiry(ttl_store: DynamoDBStore) -> None:
     assert EXPIRES_AT not in raw and TTL_MINUTES not in raw
 
 
-def test_expired_items_are_hidden_before_the_sweep(ttl_store: DynamoDBStore) -> None:
-    ttl_store.put(("gone",), "k", {"v": 1}, ttl=SECOND)
-    ttl_store.put(("mixed",), "short", {"v": 1}, ttl=SECOND)
+def test_expired_items_are_hidden_before_the_sweep(
+    ttl_store: DynamoDBStore, clock: FakeClock
+) -> None:
+    ttl_store.put(("gone",), "k", {"v": 1}, ttl=1.0)
+    ttl_store.put(("mixed",), "short", {"v": 1}, ttl=1.0)
     ttl_store.put(("mixed",), "long", {"v": 2})
-    assert ttl_store.get(("gone",), "k") is not None
+    clock.advance(59)
+    assert ttl_store.get(("gone",), "k", refresh_ttl=False) is not None
     assert ttl_store.list_namespaces() == [("gone",), ("mixed",)]
-    time.sleep(2.1)
+    clock.advance(1)  # the expiry second itself: expired
     assert ttl_store.get(("gone",), "k") is None
     assert ttl_store.search(("gone",)) == []
     assert [r.key for r in ttl_store.search(())] == ["long"]
@@ -77,28 +77,51 @@ def test_expired_items_are_hidden_before_the_sweep(ttl_store: DynamoDBStore) -> 
 
 
 def test_refresh_slides_by_the_items_own_ttl_without_a_write_per_read(
-    ttl_store: DynamoDBStore,
+    ttl_store: DynamoDBStore, clock: FakeClock
 ) -> None:
     requests = RequestCounter(ttl_store.client)
-    ttl_store.put(("a",), "k", {"v": 1}, ttl=3 * SECOND)
-    first = int(_raw(ttl_store, ("a",), "k")[EXPIRES_AT]["N"])
+    written = clock.now()
+    ttl_store.put(("a",), "k", {"v": 1}, ttl=2.0)  # 120 s; a tenth of it is 12 s
+    assert int(_raw(ttl_store, ("a",), "k")[EXPIRES_AT]["N"]) == written + 120
+    clock.advance(11)
     requests.reset()
-    ttl_store.get(("a",), "k")  # well under a tenth of the TTL has elapsed
-    assert requests.calls["UpdateItem"] == 0
-    time.sleep(1.6)  # expiry is whole seconds rounded up: at least 0.6 s of 3 s elapsed
+    assert ttl_store.get(("a",), "k") is not None
+    assert requests.calls["UpdateItem"] == 0  # under a tenth of the TTL elapsed: no write
+    clock.advance(1)
     assert ttl_store.get(("a",), "k") is not None
     assert requests.calls["UpdateItem"] == 1
-    refreshed = int(_raw(ttl_store, ("a",), "k")[EXPIRES_AT]["N"])
-    assert first < refreshed <= time.time() + 3 + 1  # own 3 s TTL, not the 10 min default
-    time.sleep(1.6)
+    # Slid by its own 2-minute TTL, not the store's 10-minute default.
+    assert int(_raw(ttl_store, ("a",), "k")[EXPIRES_AT]["N"]) == written + 12 + 120
+    clock.advance(12)
     assert [r.key for r in ttl_store.search(("a",))] == ["k"]  # search refreshes too
-    assert int(_raw(ttl_store, ("a",), "k")[EXPIRES_AT]["N"]) > refreshed
+    assert int(_raw(ttl_store, ("a",), "k")[EXPIRES_AT]["N"]) == written + 24 + 120
 
 
-def test_refresh_can_be_turned_off_per_read(ttl_store: DynamoDBStore) -> None:
-    ttl_store.put(("a",), "k", {"v": 1}, ttl=3 * SECOND)
+def test_refresh_can_be_turned_off_per_read(ttl_store: DynamoDBStore, clock: FakeClock) -> None:
+    ttl_store.put(("a",), "k", {"v": 1}, ttl=2.0)
     first = _raw(ttl_store, ("a",), "k")[EXPIRES_AT]
-    time.sleep(1.6)
-    ttl_store.get(("a",), "k", refresh_ttl=False)
-    ttl_store.search(("a",), refresh_ttl=False)
+    clock.advance(60)
+    assert ttl_store.get(("a",), "k", refresh_ttl=False) is not None
+    assert [r.key for r in ttl_store.search(("a",), refresh_ttl=False)] == ["k"]
     assert _raw(ttl_store, ("a",), "k")[EXPIRES_AT] == first
+
+
+def test_expired_items_are_absent_from_semantic_search(clock: FakeClock) -> None:
+    with mock_aws():
+        store = DynamoDBStore(
+            "memory",
+            region_name="us-east-1",
+            ttl={"omit_expired": True},
+            index={"dims": 16, "embed": LexicalEmbeddings(dims=16), "fields": ["text"]},
+        )
+        store.setup()
+        store.put(("m",), "short", {"text": "blue whale song"}, ttl=1.0)
+        store.put(("m",), "long", {"text": "blue whale"}, ttl=5.0)
+        store.put(("m",), "forever", {"text": "whale"})
+        clock.advance(59)
+        visible = store.search(("m",), query="blue whale song", refresh_ttl=False)
+        assert [r.key for r in visible] == ["short", "long", "forever"]
+        clock.advance(1)
+        found = store.search(("m",), query="blue whale song")
+        assert [r.key for r in found] == ["long", "forever"]
+        assert [r.key for r in store.search((), query="blue whale song", limit=1)] == ["long"]
