@@ -15,6 +15,7 @@ from langgraph.store.base import Op, PutOp, SearchOp, get_text_at_path
 
 from .index_config import IndexSettings
 from .keys import item_key_of
+from .model_pin import ModelIdentity
 from .values import check_item_size
 
 logger = logging.getLogger(__name__)
@@ -24,6 +25,10 @@ CONTENT_HASH = "content_hash"
 VECTOR_COUNT = "vector_count"
 INDEX_PATHS = "index_paths"
 ITEM_SK = "item_sk"
+# Stream mode: the content hash a put left for the consumer to embed (gone once embedded).
+PENDING = "embed_pending"
+# Stream mode: bumped by every put that changes what is embedded; orders vector writes.
+REVISION = "revision"
 VECTOR_ROW_PREFIX = "v#"
 
 
@@ -36,9 +41,10 @@ def texts_to_embed(value: Mapping[str, Any], paths: Sequence[str]) -> list[str]:
     return texts
 
 
-def content_hash(texts: Sequence[str], dims: int) -> str:
-    """Identifies what was embedded: vectors are valid for an item while this matches."""
-    payload = json.dumps([dims, list(texts)], ensure_ascii=False).encode()
+def content_hash(texts: Sequence[str], model: ModelIdentity) -> str:
+    """Identifies what was embedded, and by which model: vectors are valid for an item
+    while this matches."""
+    payload = json.dumps([model.key, list(texts)], ensure_ascii=False).encode()
     return hashlib.sha256(payload).hexdigest()[:32]
 
 
@@ -106,7 +112,9 @@ def plan_embeddings(
     settings: IndexSettings, ops: list[Op], rows: dict[int, dict[str, Any]]
 ) -> EmbeddingPlan:
     """What a batch must embed: the texts of each key's final put, and the distinct
-    search queries. Records per-item path overrides and filter fields on the rows."""
+    search queries. Records per-item path overrides and filter fields on the rows. In
+    stream mode nothing is embedded here: the rows get the content hash and the pending
+    marker instead (and their paths, so the consumer needs no field configuration)."""
     plan = EmbeddingPlan()
     final = {(op.namespace, op.key): i for i, op in enumerate(ops) if isinstance(op, PutOp)}
     for i in final.values():
@@ -117,10 +125,13 @@ def plan_embeddings(
             if isinstance(op.value.get(name), str):
                 rows[i][settings.filter_attribute(name)] = op.value[name]
         paths = settings.fields if op.index is None else tuple(op.index or ())
-        if op.index is not None:
+        stream = settings.embed_on == "stream"
+        if op.index is not None or stream:
             rows[i][INDEX_PATHS] = list(paths)  # remembered for re-embedding
         texts = texts_to_embed(op.value, paths)
-        if texts:
+        if texts and stream:
+            rows[i][CONTENT_HASH] = rows[i][PENDING] = content_hash(texts, settings.model)
+        elif texts:
             plan.jobs.append((i, texts))
             plan.documents.extend(texts)
         elif paths:
@@ -146,7 +157,7 @@ def attach_vectors(
         mine = vectors[start : start + len(texts)]
         start += len(texts)
         rows[i][VECTOR] = to_attribute(mine[0])
-        rows[i][CONTENT_HASH] = content_hash(texts, settings.dims)
+        rows[i][CONTENT_HASH] = content_hash(texts, settings.model)
         rows[i][VECTOR_COUNT] = len(mine)
         check_item_size(rows[i])
         extras[i] = [to_attribute(vector) for vector in mine[1:]]

@@ -8,6 +8,8 @@ from typing import Any, Literal
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, ensure_embeddings
 
+from .model_pin import ModelIdentity, identify
+
 DistanceFunction = Literal["COSINE", "EUCLIDEAN", "DOT_PRODUCT"]
 DISTANCE_FUNCTIONS: tuple[str, ...] = ("COSINE", "EUCLIDEAN", "DOT_PRODUCT")
 EMBED_ON: tuple[str, ...] = ("write", "stream")
@@ -22,7 +24,8 @@ class DynamoIndexConfig(IndexConfig, total=False):
     """`IndexConfig` (`dims`, `embed`, `fields`) plus:
 
     - `distance_function`: "COSINE" (default), "EUCLIDEAN" or "DOT_PRODUCT";
-    - `embed_on`: "write" (default; embed inside `put`) or "stream";
+    - `embed_on`: "write" (default; embed inside `put`) or "stream" (`put` marks the item
+      pending and the stream consumer embeds it in the background);
     - `index_name`: the vector index name (default "memory-vectors");
     - `max_fanout`: most namespaces one semantic search under a prefix may cover (100);
     - `filter_fields`: top-level value fields (string values) copied into the vector index
@@ -48,6 +51,7 @@ class IndexSettings:
     embed_on: str
     index_name: str
     max_fanout: int
+    model: ModelIdentity
     filter_fields: tuple[str, ...] = ()
 
     def filter_attribute(self, field: str) -> str:
@@ -89,11 +93,6 @@ def parse_index_config(config: DynamoIndexConfig | IndexConfig | dict[str, Any])
     embed_on = config.get("embed_on", "write")
     if embed_on not in EMBED_ON:
         raise ValueError(f"index['embed_on'] must be one of {list(EMBED_ON)}, got {embed_on!r}")
-    if embed_on == "stream":
-        raise ValueError(
-            "index['embed_on']='stream' needs the background stream consumer, which this "
-            "version does not ship yet; use embed_on='write'"
-        )
     index_name = config.get("index_name", DEFAULT_INDEX_NAME)
     if not isinstance(index_name, str) or not 3 <= len(index_name) <= 255:
         raise ValueError(f"index['index_name'] must be 3-255 characters, got {index_name!r}")
@@ -110,13 +109,15 @@ def parse_index_config(config: DynamoIndexConfig | IndexConfig | dict[str, Any])
             "index['filter_fields'] must be a list of at most "
             f"{MAX_INLINE_FILTERS} top-level field names, got {filter_fields!r}"
         )
+    embeddings = ensure_embeddings(config["embed"])
     return IndexSettings(
         dims=dims,
-        embeddings=ensure_embeddings(config["embed"]),
+        embeddings=embeddings,
         fields=tuple(fields),
         distance_function=distance,
         embed_on=embed_on,
         index_name=index_name,
         max_fanout=max_fanout,
+        model=identify(embeddings, dims),
         filter_fields=tuple(filter_fields),
     )

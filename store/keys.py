@@ -2,8 +2,9 @@
 
 LangGraph forbids `.` and NUL in namespace labels and empty labels, so joining the
 labels with `.` is injective and decodable. Every item lives in the partition of its
-namespace; the namespace registry lives in a partition whose key starts with `.`, which
-no valid namespace can encode to.
+namespace; the namespace registry and the table's metadata (pinned embedding model,
+reindex checkpoints) live in partitions whose keys start with `.`, which no valid
+namespace can encode to.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ SK = "SK"
 SEPARATOR = "."
 ITEM_PREFIX = "k#"
 REGISTRY_PK = "._namespaces"
+META_PK = "._meta"
 
 MAX_PARTITION_KEY_BYTES = 2048
 MAX_SORT_KEY_BYTES = 1024

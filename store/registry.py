@@ -114,6 +114,16 @@ class Registry:
         """Every registered namespace at or below `prefix`, unverified (a superset)."""
         return [namespace_of_registry_key(row[SK]) for row in self.rows(prefix)]
 
+    def has_namespaces(self) -> bool:
+        """Whether any namespace was ever registered (one Query of at most one row)."""
+        response = self._client.query(
+            TableName=self._table,
+            KeyConditionExpression="PK = :pk",
+            ExpressionAttributeValues={":pk": {"S": REGISTRY_PK}},
+            Limit=1,
+        )
+        return bool(response.get("Items"))
+
     def rows(self, prefix: Namespace) -> list[dict[str, Any]]:
         """The registry rows at or below `prefix`: one paginated Query."""
         kwargs: dict[str, Any] = {

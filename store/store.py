@@ -30,6 +30,7 @@ from .filters import validate_filter
 from .index_config import DynamoIndexConfig, IndexSettings, parse_index_config
 from .keys import Namespace, normalize_op, validate_op
 from .kv_search import search_rows
+from .model_pin import ensure_pin
 from .namespaces import literal_prefix, select
 from .registry import Registry
 from .rows import (
@@ -109,7 +110,9 @@ class DynamoDBStore(BaseStore):
         `expires_at`) and, with `index`, the vector index (inline at creation, retrofitted
         with UpdateTable on an existing table). With an index, returns only once it is
         ACTIVE, done backfilling and answering searches; refuses an existing index whose
-        immutable settings disagree. Idempotent and safe to run from several processes."""
+        immutable settings disagree. Pins the embedding model in the table on first use
+        and refuses another one (`ModelMismatchError`). Idempotent and safe to run from
+        several processes."""
         extra = (
             {
                 "VectorIndexes": [index_spec(self._index)],
@@ -121,6 +124,18 @@ class DynamoDBStore(BaseStore):
         table.ensure_table(self._client, self.table_name, extra=extra)
         if self._index:
             ensure_index(self._client, self.table_name, self._index, timeout=timeout)
+            index = self._index
+            pinned = ensure_pin(
+                self._client, self.table_name, index.index_name, index.model, index.fields
+            )
+            if pinned and self._registry.has_namespaces():
+                logger.warning(
+                    "Table %s already holds items written before vector index %s existed: "
+                    "they are not searchable until embedded. Run "
+                    "langgraph.store.dynamodb.reindex(store) once to embed them.",
+                    self.table_name,
+                    index.index_name,
+                )
 
     async def asetup(self, *, timeout: float = 1800.0) -> None:
         """Async `setup`."""

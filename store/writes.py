@@ -12,6 +12,8 @@ from .embedding import (
     CONTENT_HASH,
     INDEX_PATHS,
     ITEM_SK,
+    PENDING,
+    REVISION,
     VECTOR,
     VECTOR_COUNT,
     vector_sort_key,
@@ -23,7 +25,19 @@ from .rows import CREATED_AT, UPDATED_AT, key_of, update_arguments
 from .ttl import EXPIRES_AT, TTL_MINUTES, expiry, needs_refresh, now
 
 # Attributes a put may leave out; an overwrite removes them from the old row.
-OPTIONAL_ATTRIBUTES = (EXPIRES_AT, TTL_MINUTES, VECTOR, CONTENT_HASH, VECTOR_COUNT, INDEX_PATHS)
+OPTIONAL_ATTRIBUTES = (
+    EXPIRES_AT,
+    TTL_MINUTES,
+    VECTOR,
+    CONTENT_HASH,
+    VECTOR_COUNT,
+    INDEX_PATHS,
+    PENDING,
+)
+# Stream mode keeps `vector_count` (the consumer cleans up the extra rows it counts).
+CHANGED_CONTENT_REMOVES = (EXPIRES_AT, TTL_MINUTES, VECTOR, INDEX_PATHS)
+SAME_CONTENT_REMOVES = (EXPIRES_AT, TTL_MINUTES)
+MAX_PENDING_ATTEMPTS = 6
 
 ItemKey = tuple[Namespace, str]
 RowKey = tuple[str, str]
@@ -54,16 +68,77 @@ class Writer:
             namespace = key_namespace(row)
             with_ttl[namespace] = with_ttl.get(namespace, False) or EXPIRES_AT in row
         self._registry.ensure(with_ttl)
+        pending = [row for row in puts if PENDING in row]
+        direct = [row for row in puts if PENDING not in row]
+        old_counts: dict[RowKey, int] = {}
         try:
-            old_counts = self._write_rows(puts, deletes)
+            if direct or deletes:
+                old_counts = self._write_rows(direct, deletes)
+            dynamo.parallel_map(self._put_pending, pending)
         except Exception:
             # Keep the registry exact for namespaces the failed write left empty.
             self._registry.forget_if_empty(with_ttl)
             raise
         if self._index is not None:
-            self._write_vector_rows(puts, deletes, extras, old_counts)
+            self._write_vector_rows(direct, deletes, extras, old_counts)
         if deletes:
             self._registry.forget_if_empty(namespace for namespace, _ in deletes)
+
+    def _put_pending(self, row: dict[str, Any]) -> None:
+        """Stream mode: one UpdateItem, no embedding. New or changed content writes the row
+        with its pending marker, drops the stale vector and bumps the revision; the same
+        content (an identical re-put, a change outside the embedded fields) only updates
+        the value and keeps the vector, so it is never re-embedded. A lost race between
+        the two (another writer in between) is retried."""
+        filters = self._index.filter_attributes if self._index else ()
+        same_row = {name: value for name, value in row.items() if name != PENDING}
+        for _ in range(MAX_PENDING_ATTEMPTS):
+            for attempt in (self._changed_content, self._same_content):
+                if attempt(row, same_row, filters):
+                    return
+        raise RuntimeError(
+            f"Gave up writing item {row['SK']!r} of {row['PK']!r} after "
+            f"{MAX_PENDING_ATTEMPTS} rounds of concurrent overwrites; retry the put."
+        )
+
+    def _changed_content(
+        self, row: dict[str, Any], _: dict[str, Any], filters: tuple[str, ...]
+    ) -> bool:
+        args = update_arguments(
+            row,
+            CHANGED_CONTENT_REMOVES + filters,
+            also_set=("#rev = if_not_exists(#rev, :zero) + :one",),
+        )
+        args["ExpressionAttributeNames"]["#rev"] = REVISION
+        args["ExpressionAttributeValues"].update({":zero": 0, ":one": 1})
+        return self._conditional_update(
+            args, row[CONTENT_HASH], "attribute_not_exists(#ch) OR #ch <> :ch"
+        )
+
+    def _same_content(
+        self, row: dict[str, Any], same_row: dict[str, Any], filters: tuple[str, ...]
+    ) -> bool:
+        args = update_arguments(same_row, SAME_CONTENT_REMOVES + filters)
+        return self._conditional_update(args, row[CONTENT_HASH], "#ch = :ch")
+
+    def _conditional_update(self, args: dict[str, Any], digest: str, condition: str) -> bool:
+        """Apply `args` if `condition` on the stored content hash holds (False if not)."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=dynamo.serialize(args["Key"]),
+                UpdateExpression=args["UpdateExpression"],
+                ConditionExpression=condition,
+                ExpressionAttributeNames={**args["ExpressionAttributeNames"], "#ch": CONTENT_HASH},
+                ExpressionAttributeValues=dynamo.serialize(
+                    {**args["ExpressionAttributeValues"], ":ch": digest}
+                ),
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
 
     def refresh(self, rows: list[dict[str, Any]], at: float) -> None:
         """Slide the expiry of read rows by their own TTL, per the rule in `store.ttl`."""
@@ -77,9 +152,12 @@ class Writer:
                 Key=dynamo.serialize({"PK": row["PK"], "SK": row["SK"]}),
                 UpdateExpression=f"SET {EXPIRES_AT} = :new",
                 # Only the version we read (a concurrent put or delete wins), and never once
-                # it has expired, however late this request lands.
+                # it has expired, however late this request lands. An item still waiting
+                # for the stream consumer is left alone (it was just written), so a
+                # refresh never looks like a write that needs embedding.
                 ConditionExpression=(
-                    f"{EXPIRES_AT} = :old AND {TTL_MINUTES} = :ttl AND {EXPIRES_AT} > :now"
+                    f"{EXPIRES_AT} = :old AND {TTL_MINUTES} = :ttl AND {EXPIRES_AT} > :now "
+                    f"AND attribute_not_exists({PENDING})"
                 ),
                 ExpressionAttributeValues=dynamo.serialize(
                     {

@@ -16,6 +16,7 @@ from langgraph.store.base import (
 from langgraph.store.dynamodb.keys import (
     MAX_ITEM_KEY_BYTES,
     MAX_NAMESPACE_BYTES,
+    META_PK,
     REGISTRY_PK,
     decode_namespace,
     encode_namespace,
@@ -60,8 +61,8 @@ def test_encoding_is_decodable(ns: Namespace) -> None:
 
 
 @given(namespaces())
-def test_no_namespace_encodes_to_the_registry_partition(ns: Namespace) -> None:
-    assert encode_namespace(ns) != REGISTRY_PK
+def test_no_namespace_encodes_to_the_registry_or_metadata_partition(ns: Namespace) -> None:
+    assert encode_namespace(ns) not in (REGISTRY_PK, META_PK)
     assert not encode_namespace(ns).startswith(".")
 
 

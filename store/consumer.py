@@ -1,0 +1,382 @@
+"""The stream consumer: embeds items written with `embed_on="stream"` in the background.
+
+A Lambda on the table's stream (see `lambdas/embedder`) calls `StreamConsumer.handle`.
+Its event source mapping uses `FILTER_PATTERN`, so only writes that left a pending
+marker invoke it: the consumer's own writes, TTL refreshes, deletes and TTL sweeps never
+match. Per batch it keeps the newest record of each item, reads the items' current state
+once (skipping records a newer put or a delete made stale, and items already embedded),
+embeds the rest in model-sized batches with bounded concurrency, and writes each vector
+conditional on the content hash it embedded (see `vector_writes`). It answers with
+partial batch failures through Powertools' `BatchProcessor`: a record that fails fails
+alone, and Lambda retries it and finally sends it to the failure destination.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.batch import (
+    BatchProcessor,
+    EventType,
+    process_partial_response,
+)
+from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
+from botocore.config import Config
+from langchain_core.embeddings import Embeddings
+
+from . import dynamo
+from .embedding import (
+    CONTENT_HASH,
+    INDEX_PATHS,
+    PENDING,
+    REVISION,
+    VECTOR_COUNT,
+    content_hash,
+    texts_to_embed,
+)
+from .index_config import DEFAULT_INDEX_NAME, FILTER_PREFIX
+from .keys import ITEM_PREFIX, PK, SK
+from .model_pin import (
+    BEDROCK,
+    ModelIdentity,
+    ModelMismatchError,
+    identify,
+    identity_of,
+    mismatch,
+    read_pin,
+)
+from .rows import VALUE
+from .values import decode_value
+from .vector_writes import DEFAULT_CONCURRENCY, BatchEmbedder, EmbedJob, VectorWriter
+
+SERVICE = "memory-embedder"
+logger = Logger(service=SERVICE)
+metrics = Metrics(
+    namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "LangGraphMemory"), service=SERVICE
+)
+
+# Lambda event filtering: only inserts and modifications whose new image carries the
+# pending marker, i.e. puts that need embedding. The CDK stack uses this very pattern.
+FILTER_PATTERN: dict[str, Any] = {
+    "eventName": ["INSERT", "MODIFY"],
+    "dynamodb": {"NewImage": {PENDING: {"S": [{"exists": True}]}}},
+}
+
+
+def filter_criteria() -> dict[str, Any]:
+    """`FILTER_PATTERN` as an event source mapping's `FilterCriteria`."""
+    return {"Filters": [{"Pattern": json.dumps(FILTER_PATTERN)}]}
+
+
+class Outcome(StrEnum):
+    """What the consumer did with a record that did not fail."""
+
+    EMBEDDED = "embedded"
+    UNCHANGED = "unchanged"  # already embedded with this content (a duplicate or replay)
+    STALE = "stale"  # a newer put or a delete came after this record
+    SUPERSEDED = "superseded"  # a newer record of the same item is in the batch
+    IGNORED = "ignored"  # not a write that needs embedding
+
+
+SKIPPED = (Outcome.UNCHANGED, Outcome.STALE, Outcome.SUPERSEDED, Outcome.IGNORED)
+
+
+@dataclass(frozen=True)
+class _Pending:
+    sequence: str
+    pk: str
+    sk: str
+    texts: tuple[str, ...]
+    digest: str
+    filters: dict[str, str]
+
+
+def bedrock_embeddings(
+    model_id: str,
+    dims: int,
+    normalize: bool,
+    *,
+    region_name: str | None = None,
+    endpoint_url: str | None = None,
+) -> Embeddings:
+    """`langchain_aws.BedrockEmbeddings` for a pinned model, with adaptive retries."""
+    from langchain_aws import BedrockEmbeddings
+
+    return BedrockEmbeddings(
+        model_id=model_id,
+        normalize=normalize,
+        dimensions=dims if model_id.startswith("amazon.titan-embed-text-v2") else None,
+        region_name=region_name,
+        endpoint_url=endpoint_url,
+        config=Config(retries={"mode": "adaptive", "max_attempts": 8}),
+    )
+
+
+class StreamConsumer:
+    """Embeds the pending items of one table's stream records.
+
+    The model is the table's pinned one: give `embeddings` (checked against the pin),
+    or nothing to use the pinned Bedrock model. `dims` defaults to the pinned dims.
+    """
+
+    def __init__(
+        self,
+        table_name: str,
+        *,
+        client: Any = None,
+        embeddings: Embeddings | None = None,
+        dims: int | None = None,
+        index_name: str = DEFAULT_INDEX_NAME,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        region_name: str | None = None,
+        endpoint_url: str | None = None,
+    ) -> None:
+        self.table_name = table_name
+        self.index_name = index_name
+        self.concurrency = concurrency
+        self._client = client or dynamo.make_client(
+            region_name=region_name,
+            endpoint_url=endpoint_url,
+            boto3_session=None,
+            boto_config=None,
+        )
+        self._embeddings = embeddings
+        self._dims = dims
+        self._region = region_name
+        self._endpoint = endpoint_url
+        self._model: ModelIdentity | None = None
+        self._fields: tuple[str, ...] = ("$",)
+        self._writer = VectorWriter(self._client, table_name)
+
+    def ready(self) -> tuple[Embeddings, ModelIdentity]:
+        """The embedder and model this consumer uses, checked against the table's pin
+        (read once); raises `ModelMismatchError` when they differ."""
+        if self._model is None:
+            self._model = self._load()
+        assert self._embeddings is not None
+        return self._embeddings, self._model
+
+    @property
+    def model(self) -> ModelIdentity:
+        """The model this consumer embeds with."""
+        return self.ready()[1]
+
+    def _load(self) -> ModelIdentity:
+        pin = read_pin(self._client, self.table_name, self.index_name)
+        if pin is None:
+            raise RuntimeError(
+                f"Table {self.table_name} has no embedding model pinned for index "
+                f"{self.index_name!r}: run DynamoDBStore.setup() with the index config first."
+            )
+        pinned = identity_of(pin)
+        dims = self._dims or pinned.dims
+        if self._embeddings is None:
+            if pinned.provider != BEDROCK:
+                raise ValueError(
+                    f"Table {self.table_name} pins {pinned}, which is not a Bedrock model: "
+                    "pass embeddings= to StreamConsumer."
+                )
+            self._embeddings = bedrock_embeddings(
+                pinned.model,
+                dims,
+                pinned.normalize,
+                region_name=self._region,
+                endpoint_url=self._endpoint,
+            )
+        mine = identify(self._embeddings, dims)
+        if mine != pinned:
+            raise ModelMismatchError(mismatch(self.table_name, self.index_name, pinned, mine))
+        self._fields = tuple(pin.get("fields") or ("$",))
+        return mine
+
+    # Lambda entry point
+
+    def handle(self, event: Mapping[str, Any], context: Any = None) -> dict[str, Any]:
+        """Process a DynamoDB Streams batch; returns Lambda's partial batch response."""
+        records: list[dict[str, Any]] = list(event.get("Records", []))
+        embeddings, model = self.ready()
+        embedder = BatchEmbedder(embeddings, model, concurrency=self.concurrency)
+        outcomes = self.process(records, embedder)
+        self._report(outcomes, embedder)
+
+        def record_handler(record: DynamoDBRecord) -> str:
+            outcome = outcomes[str(record.dynamodb.sequence_number)]  # type: ignore[union-attr]
+            if isinstance(outcome, Exception):
+                raise outcome
+            return outcome.value
+
+        processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+        response = process_partial_response(
+            event=dict(event), record_handler=record_handler, processor=processor, context=context
+        )
+        return dict(response)
+
+    def process(
+        self, records: Sequence[Mapping[str, Any]], embedder: BatchEmbedder
+    ) -> dict[str, Outcome | Exception]:
+        """Each record's outcome, by sequence number."""
+        outcomes: dict[str, Outcome | Exception] = {}
+        newest: dict[tuple[str, str], _Pending] = {}
+        for record in records:
+            sequence = str(record["dynamodb"]["SequenceNumber"])
+            try:
+                pending = self._parse(sequence, record)
+            except Exception as error:
+                outcomes[sequence] = error
+                continue
+            if pending is None:
+                outcomes[sequence] = Outcome.IGNORED
+                continue
+            key = (pending.pk, pending.sk)
+            older = newest.get(key)
+            if older is not None and int(older.sequence) > int(sequence):
+                outcomes[sequence] = Outcome.SUPERSEDED
+                continue
+            if older is not None:
+                outcomes[older.sequence] = Outcome.SUPERSEDED
+            newest[key] = pending
+        jobs = self._jobs(list(newest.values()), outcomes)
+        vectors = embedder.embed([job for _, job in jobs])
+
+        def write(entry: tuple[tuple[str, EmbedJob], Any]) -> None:
+            (sequence, job), result = entry
+            if isinstance(result, Exception):
+                outcomes[sequence] = result
+                return
+            try:
+                written = self._writer.write(job, result)
+                outcomes[sequence] = Outcome.EMBEDDED if written else Outcome.STALE
+            except Exception as error:
+                outcomes[sequence] = error
+
+        pairs = list(zip(jobs, vectors, strict=True))
+        with ThreadPoolExecutor(max_workers=max(1, min(self.concurrency, len(pairs)))) as pool:
+            list(pool.map(write, pairs))
+        return outcomes
+
+    def _parse(self, sequence: str, record: Mapping[str, Any]) -> _Pending | None:
+        if record.get("eventName") not in ("INSERT", "MODIFY"):
+            return None
+        image = record["dynamodb"].get("NewImage") or {}
+        if PENDING not in image:
+            return None
+        row = dynamo.deserialize(image)
+        if not str(row[SK]).startswith(ITEM_PREFIX):
+            return None
+        paths = tuple(row.get(INDEX_PATHS) or self._fields)
+        texts = tuple(texts_to_embed(decode_value(row[VALUE]), paths))
+        digest = content_hash(texts, self.model)
+        if digest != row[PENDING]:
+            raise ValueError(
+                f"Item {row[SK]!r} of {row[PK]!r} was written for another embedding model "
+                f"than this consumer's ({self.model}): its content hash does not match. "
+                "Give the store and the consumer the table's pinned model, then run reindex."
+            )
+        filters = {
+            name: value
+            for name, value in row.items()
+            if name.startswith(FILTER_PREFIX) and isinstance(value, str)
+        }
+        return _Pending(sequence, row[PK], row[SK], texts, digest, filters)
+
+    def _jobs(
+        self, pending: list[_Pending], outcomes: dict[str, Outcome | Exception]
+    ) -> list[tuple[str, EmbedJob]]:
+        """The records still worth embedding, after one consistent read of their items."""
+        if not pending:
+            return []
+        names = {"#h": CONTENT_HASH, "#p": PENDING, "#n": VECTOR_COUNT, "#r": REVISION}
+        try:
+            found = dynamo.batch_get(
+                self._client,
+                self.table_name,
+                [{PK: p.pk, SK: p.sk} for p in pending],
+                consistent=True,
+                projection="PK, SK, #h, #p, #n, #r",
+                names=names,
+            )
+        except Exception as error:
+            for p in pending:
+                outcomes[p.sequence] = error
+            return []
+        current = {(row[PK], row[SK]): row for row in found}
+        jobs: list[tuple[str, EmbedJob]] = []
+        for p in pending:
+            row = current.get((p.pk, p.sk))
+            if row is None or row.get(CONTENT_HASH) != p.digest:
+                outcomes[p.sequence] = Outcome.STALE
+            elif row.get(PENDING) != p.digest:
+                outcomes[p.sequence] = Outcome.UNCHANGED
+            else:
+                job = EmbedJob(
+                    pk=p.pk,
+                    sk=p.sk,
+                    texts=p.texts,
+                    digest=p.digest,
+                    revision=int(row.get(REVISION, 0)),
+                    old_count=int(row.get(VECTOR_COUNT, 0)),
+                    filters=p.filters,
+                )
+                jobs.append((p.sequence, job))
+        return jobs
+
+    def _report(self, outcomes: dict[str, Outcome | Exception], embedder: BatchEmbedder) -> None:
+        failed = [error for error in outcomes.values() if isinstance(error, Exception)]
+        embedded = sum(1 for outcome in outcomes.values() if outcome is Outcome.EMBEDDED)
+        skipped = sum(1 for outcome in outcomes.values() if outcome in SKIPPED)
+        latencies = embedder.stats.latencies
+        metrics.add_metric(name="BatchSize", unit=MetricUnit.Count, value=len(outcomes))
+        metrics.add_metric(name="RecordsEmbedded", unit=MetricUnit.Count, value=embedded)
+        metrics.add_metric(name="RecordsSkipped", unit=MetricUnit.Count, value=skipped)
+        metrics.add_metric(name="RecordsFailed", unit=MetricUnit.Count, value=len(failed))
+        metrics.add_metric(name="EmbeddingCalls", unit=MetricUnit.Count, value=embedder.stats.calls)
+        if latencies:
+            mean_ms = 1000 * sum(latencies) / len(latencies)
+            metrics.add_metric(name="ModelLatency", unit=MetricUnit.Milliseconds, value=mean_ms)
+        metrics.flush_metrics()
+        for error in failed:
+            logger.warning("Record failed", exc_info=error)
+        logger.info(
+            "Stream batch done",
+            extra={
+                "table": self.table_name,
+                "records": len(outcomes),
+                "embedded": embedded,
+                "skipped": skipped,
+                "failed": len(failed),
+                "embedding_calls": embedder.stats.calls,
+            },
+        )
+
+
+def consumer_from_env(env: Mapping[str, str] | None = None) -> StreamConsumer:
+    """A consumer configured the way the CDK stack configures the Lambda:
+    `TABLE_NAME` (required), `INDEX_NAME`, `EMBEDDING_MODEL_ID`, `EMBEDDING_DIMS`,
+    `EMBEDDING_NORMALIZE` ("true"/"false"), `EMBED_CONCURRENCY`. Without a model id the
+    table's pinned Bedrock model is used; with one, it must match the pin."""
+    env = os.environ if env is None else env
+    table = env.get("TABLE_NAME")
+    if not table:
+        raise ValueError("Set TABLE_NAME to the memory table the stream consumer serves.")
+    dims = int(env["EMBEDDING_DIMS"]) if env.get("EMBEDDING_DIMS") else None
+    embeddings = None
+    if env.get("EMBEDDING_MODEL_ID"):
+        if dims is None:
+            raise ValueError("Set EMBEDDING_DIMS along with EMBEDDING_MODEL_ID.")
+        normalize = env.get("EMBEDDING_NORMALIZE", "false").lower() == "true"
+        embeddings = bedrock_embeddings(env["EMBEDDING_MODEL_ID"], dims, normalize)
+    return StreamConsumer(
+        table,
+        embeddings=embeddings,
+        dims=dims,
+        index_name=env.get("INDEX_NAME") or DEFAULT_INDEX_NAME,
+        concurrency=int(env.get("EMBED_CONCURRENCY") or DEFAULT_CONCURRENCY),
+    )

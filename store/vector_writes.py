@@ -1,0 +1,280 @@
+"""Embed items in the background and write their vectors under the content-hash rule.
+
+Shared by the stream consumer and reindex. Texts are embedded in model-sized batches
+(Cohere v3 takes 96 texts per call, Titan one) with bounded concurrency; throttling is
+retried with backoff; a failing batch is split so that one bad item fails alone.
+
+Each item's vector write is conditional: on the content hash that was embedded (the
+consumer) or on the value being unchanged since it was read (reindex). A newer put
+always wins, a deleted item is never resurrected, and the same write clears the pending
+marker. Extra vector rows (items with several texts) carry the item's revision and are
+written only over rows of the same or an older revision, so an older embedding never
+overwrites a newer one's rows.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from botocore.exceptions import ClientError
+from langchain_core.embeddings import Embeddings
+
+from . import dynamo
+from .embedding import (
+    CONTENT_HASH,
+    ITEM_SK,
+    PENDING,
+    REVISION,
+    VECTOR,
+    VECTOR_COUNT,
+    check_vectors,
+    to_attribute,
+    vector_sort_key,
+)
+from .keys import PK, SK
+from .model_pin import BEDROCK, ModelIdentity
+from .rows import UPDATED_AT
+
+DEFAULT_CONCURRENCY = 8
+GENERIC_BATCH = 96
+COHERE_V3_BATCH = 96
+THROTTLED = frozenset(
+    {
+        "ThrottlingException",
+        "TooManyRequestsException",
+        "ServiceUnavailableException",
+        "ModelNotReadyException",
+    }
+)
+MAX_ATTEMPTS = 6
+
+
+def batch_size_for(model: ModelIdentity) -> int:
+    """Texts per embedding call: Bedrock's Cohere v3 embeds up to 96 per call, other
+    Bedrock models (Titan) one; other embedders get lists and batch as they see fit."""
+    if model.provider != BEDROCK:
+        return GENERIC_BATCH
+    return COHERE_V3_BATCH if model.model.startswith("cohere.embed-") else 1
+
+
+@dataclass(frozen=True)
+class EmbedJob:
+    """One item to embed: its key, the texts its value selects, their content hash, the
+    revision they were read at, how many vectors it had, the filter attributes its extra
+    rows carry. With `updated_at` the write is conditional on the value being unchanged
+    since it was read (reindex), otherwise on the stored content hash (consumer)."""
+
+    pk: str
+    sk: str
+    texts: tuple[str, ...]
+    digest: str
+    revision: int = 0
+    old_count: int = 0
+    filters: Mapping[str, str] = field(default_factory=dict)
+    updated_at: str | None = None
+
+
+@dataclass
+class EmbedStats:
+    """Embedding calls made and their latencies (seconds), for metrics and benchmarks."""
+
+    calls: int = 0
+    latencies: list[float] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def record(self, seconds: float) -> None:
+        with self.lock:
+            self.calls += 1
+            self.latencies.append(seconds)
+
+
+class BatchEmbedder:
+    """Embeds the texts of many jobs with batching, bounded concurrency and retries."""
+
+    def __init__(
+        self,
+        embeddings: Embeddings,
+        model: ModelIdentity,
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        batch_size: int | None = None,
+    ) -> None:
+        self._embeddings = embeddings
+        self._model = model
+        self._concurrency = max(1, concurrency)
+        self._batch_size = batch_size or batch_size_for(model)
+        self.stats = EmbedStats()
+
+    def embed(self, jobs: Sequence[EmbedJob]) -> list[list[list[float]] | Exception]:
+        """Each job's vectors (one per text), or the exception that stopped it."""
+        groups = _group(jobs, self._batch_size)
+        with ThreadPoolExecutor(max_workers=min(self._concurrency, max(1, len(groups)))) as pool:
+            done = list(pool.map(lambda group: self._embed_group(jobs, group), groups))
+        results: list[list[list[float]] | Exception] = [ValueError("not embedded")] * len(jobs)
+        for group, outcome in zip(groups, done, strict=True):
+            for index, result in zip(group, outcome, strict=True):
+                results[index] = result
+        return results
+
+    def _embed_group(
+        self, jobs: Sequence[EmbedJob], group: list[int]
+    ) -> list[list[list[float]] | Exception]:
+        texts = [text for index in group for text in jobs[index].texts]
+        try:
+            vectors = self._call(texts)
+            check_vectors(vectors, self._model.dims, len(texts))
+        except Exception as error:
+            if len(group) == 1:
+                return [error]
+            # Embed each job alone, so one bad item fails alone.
+            return [self._embed_group(jobs, [index])[0] for index in group]
+        out: list[list[list[float]] | Exception] = []
+        start = 0
+        for index in group:
+            count = len(jobs[index].texts)
+            out.append(vectors[start : start + count])
+            start += count
+        return out
+
+    def _call(self, texts: list[str]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self._batch_size):
+            chunk = texts[start : start + self._batch_size]
+            vectors.extend(with_backoff(lambda chunk=chunk: self._timed(chunk)))  # type: ignore[misc]
+        return vectors
+
+    def _timed(self, texts: list[str]) -> list[list[float]]:
+        started = time.perf_counter()
+        try:
+            return self._embeddings.embed_documents(texts)
+        finally:
+            self.stats.record(time.perf_counter() - started)
+
+
+def _group(jobs: Sequence[EmbedJob], batch_size: int) -> list[list[int]]:
+    """Job positions packed into calls of at most `batch_size` texts (a job with more
+    texts than that is a group of its own, embedded in several calls)."""
+    groups: list[list[int]] = []
+    size = 0
+    for index, job in enumerate(jobs):
+        if not groups or size + len(job.texts) > batch_size:
+            groups.append([])
+            size = 0
+        groups[-1].append(index)
+        size += len(job.texts)
+    return groups
+
+
+def with_backoff(call: Callable[[], list[list[float]]]) -> list[list[float]]:
+    """Run an embedding call, retrying throttling with exponential backoff and jitter."""
+    for attempt in range(MAX_ATTEMPTS):
+        try:
+            return call()
+        except ClientError as error:
+            if error.response["Error"]["Code"] not in THROTTLED or attempt == MAX_ATTEMPTS - 1:
+                raise
+        time.sleep(min(5.0, 0.1 * 2**attempt) * random.uniform(0.5, 1.0))
+    raise AssertionError("unreachable")
+
+
+class VectorWriter:
+    """Writes embedded vectors to one table under the content-hash rule."""
+
+    def __init__(self, client: Any, table: str) -> None:
+        self._client = client
+        self._table = table
+
+    def write(self, job: EmbedJob, vectors: Sequence[Sequence[float]]) -> bool:
+        """Write the extra rows, then the item's vector 0 (clearing its pending marker);
+        False when the item changed or vanished since (nothing of ours is left behind)."""
+        for position, vector in enumerate(vectors[1:], start=1):
+            self._put_extra(job, position, vector)
+        if not self._update_item(job, vectors):
+            self._delete_extras(job, range(1, len(vectors)), stale=True)
+            return False
+        self._delete_extras(job, range(max(1, len(vectors)), job.old_count), stale=False)
+        return True
+
+    def _put_extra(self, job: EmbedJob, position: int, vector: Sequence[float]) -> None:
+        item = {
+            PK: job.pk,
+            SK: vector_sort_key(job.sk, position),
+            VECTOR: to_attribute(vector),
+            ITEM_SK: job.sk,
+            CONTENT_HASH: job.digest,
+            REVISION: job.revision,
+            **job.filters,
+        }
+        try:
+            self._client.put_item(
+                TableName=self._table,
+                Item=dynamo.serialize(item),
+                ConditionExpression=(
+                    "attribute_not_exists(#sk) OR attribute_not_exists(#rev) OR #rev <= :rev"
+                ),
+                ExpressionAttributeNames={"#sk": SK, "#rev": REVISION},
+                ExpressionAttributeValues={":rev": {"N": str(job.revision)}},
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise  # else a newer revision owns this row
+
+    def _update_item(self, job: EmbedJob, vectors: Sequence[Sequence[float]]) -> bool:
+        names = {"#v": VECTOR, "#n": VECTOR_COUNT, "#p": PENDING, "#h": CONTENT_HASH}
+        values: dict[str, Any] = {
+            ":v": to_attribute(vectors[0]),
+            ":n": len(vectors),
+            ":h": job.digest,
+        }
+        sets = "#v = :v, #n = :n"
+        if job.updated_at is None:
+            condition = "#h = :h"
+        else:
+            sets += ", #h = :h"
+            condition = "#u = :u"
+            names["#u"] = UPDATED_AT
+            values[":u"] = job.updated_at
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=dynamo.serialize({PK: job.pk, SK: job.sk}),
+                UpdateExpression=f"SET {sets} REMOVE #p",
+                ConditionExpression=condition,
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=dynamo.serialize(values),
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
+    def _delete_extras(self, job: EmbedJob, positions: range, *, stale: bool) -> None:
+        """Delete extra rows at `positions`: the ones this job just wrote (`stale`: its
+        item changed meanwhile), or the surplus of an older, longer embedding. Rows of a
+        newer revision are kept."""
+        names = {"#rev": REVISION}
+        values: dict[str, Any] = {":rev": job.revision}
+        condition = "attribute_not_exists(#rev) OR #rev <= :rev"
+        if stale:
+            names["#h"] = CONTENT_HASH
+            values[":h"] = job.digest
+            condition = "#rev = :rev AND #h = :h"
+        for position in positions:
+            try:
+                self._client.delete_item(
+                    TableName=self._table,
+                    Key=dynamo.serialize({PK: job.pk, SK: vector_sort_key(job.sk, position)}),
+                    ConditionExpression=condition,
+                    ExpressionAttributeNames=names,
+                    ExpressionAttributeValues=dynamo.serialize(values),
+                )
+            except ClientError as error:
+                if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                    raise
