@@ -2,18 +2,232 @@
 
 from __future__ import annotations
 
-from tests.stream.conftest import NS, StreamSetup
+import random
+from typing import Any
+
+import pytest
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.consumer import FILTER_PATTERN, StreamConsumer
+from langgraph.store.dynamodb.embedding import PENDING, VECTOR
+from langgraph.store.dynamodb.rows import key_of
+from langgraph.store.dynamodb.testing import LambdaContext, drain_stream, mock_aws
+
+from tests.stream.conftest import (
+    DIMS,
+    NS,
+    TABLE,
+    CountingEmbeddings,
+    StreamSetup,
+    make_stream_store,
+)
+
+TEXT = "proxy closes idle sockets after 60 seconds"
+
+
+def raw(store: DynamoDBStore, key: str) -> dict[str, Any]:
+    """The stored row of an item, as DynamoDB returns it."""
+    item: dict[str, Any] = store.client.get_item(
+        TableName=TABLE, Key={k: {"S": v} for k, v in key_of(NS, key).items()}
+    )["Item"]
+    return item
+
+
+def stored_vector(store: DynamoDBStore, key: str) -> list[float] | None:
+    vector = raw(store, key).get(VECTOR)
+    return None if vector is None else [float(x["N"]) for x in vector["L"]]
+
+
+def capture(stream: StreamSetup) -> list[dict[str, Any]]:
+    """The records a filtered event source would deliver, without consuming them."""
+    seen: list[dict[str, Any]] = []
+    drain_stream(
+        TABLE,
+        lambda event, _: seen.extend(event["Records"]),
+        filter_patterns=[FILTER_PATTERN],
+        consumer_id="capture",
+    )
+    return seen
 
 
 def test_put_then_drain_makes_the_item_searchable(streamed: StreamSetup) -> None:
     store = streamed.store
-    store.put(NS, "mem-1", {"text": "proxy closes idle sockets after 60 seconds"})
+    store.put(NS, "mem-1", {"text": TEXT})
     assert streamed.embeddings.texts == []  # put embeds nothing
+    assert PENDING in raw(store, "mem-1")
     assert store.search(NS, query="idle sockets") == []  # not embedded yet
     report = streamed.drain()
     assert report.ok and report.delivered == 1
     found = store.search(NS, query="idle sockets")
     assert [item.key for item in found] == ["mem-1"]
-    assert streamed.embeddings.texts == ["proxy closes idle sockets after 60 seconds"]
+    assert found[0].value == {"text": TEXT}
+    assert streamed.embeddings.texts == [TEXT]
+    assert PENDING not in raw(store, "mem-1")
     # The consumer's own write does not invoke it again.
     assert streamed.drain().invocations == 0
+
+
+def test_put_is_one_update_item_without_embedding(streamed: StreamSetup) -> None:
+    calls: list[str] = []
+    streamed.store.client.meta.events.register(
+        "before-call.dynamodb", lambda model, **_: calls.append(model.name)
+    )
+    streamed.store.put(NS, "warm", {"text": "registers the namespace"})
+    calls.clear()
+    streamed.store.put(NS, "mem-1", {"text": TEXT})
+    assert calls == ["UpdateItem"]
+    assert streamed.embeddings.calls == 0
+
+
+def test_identical_reput_and_metadata_change_never_reembed(streamed: StreamSetup) -> None:
+    store = streamed.store
+    store.put(NS, "mem-1", {"text": TEXT, "source": "ticket-1"})
+    streamed.drain()
+    assert streamed.embeddings.calls == 1
+    store.put(NS, "mem-1", {"text": TEXT, "source": "ticket-1"})  # identical
+    store.put(NS, "mem-1", {"text": TEXT, "source": "ticket-2"})  # outside the fields
+    report = streamed.drain()
+    assert report.invocations == 0 and report.filtered_out == 2
+    assert streamed.embeddings.calls == 1
+    found = store.search(NS, query="idle sockets")
+    assert [(item.key, item.value["source"]) for item in found] == [("mem-1", "ticket-2")]
+
+
+def test_ttl_refresh_makes_no_embedding_call() -> None:
+    with mock_aws():
+        embeddings = CountingEmbeddings()
+        store = make_stream_store(embeddings)
+        store.ttl_config = {"refresh_on_read": True, "default_ttl": 10.0}
+        consumer = StreamConsumer(TABLE, client=store.client, embeddings=embeddings)
+        store.put(NS, "mem-1", {"text": TEXT}, ttl=10.0)
+        drain_stream(TABLE, consumer.handle, filter_patterns=[FILTER_PATTERN])
+        assert embeddings.calls == 1
+        # Age the item past the refresh threshold, then read it.
+        expires = int(raw(store, "mem-1")["expires_at"]["N"])
+        store.client.update_item(
+            TableName=TABLE,
+            Key={k: {"S": v} for k, v in key_of(NS, "mem-1").items()},
+            UpdateExpression="SET expires_at = :e",
+            ExpressionAttributeValues={":e": {"N": str(expires - 300)}},
+        )
+        drain_stream(TABLE, consumer.handle, filter_patterns=[FILTER_PATTERN])
+        store.get(NS, "mem-1")
+        assert int(raw(store, "mem-1")["expires_at"]["N"]) > expires - 300  # refreshed
+        report = drain_stream(TABLE, consumer.handle, filter_patterns=[FILTER_PATTERN])
+        assert report.invocations == 0 and report.filtered_out == 1
+        assert embeddings.calls == 1
+
+
+def test_race_v1_vector_never_lands_on_v2_text(streamed: StreamSetup) -> None:
+    store = streamed.store
+    store.put(NS, "mem-1", {"text": "version one about sockets"})
+
+    def put_v2_while_v1_embeds(texts: list[str]) -> None:
+        if texts == ["version one about sockets"]:
+            store.put(NS, "mem-1", {"text": "version two about email"})
+
+    streamed.embeddings.before_call = put_v2_while_v1_embeds
+    first = streamed.drain(max_invocations=1)
+    assert first.delivered == 1
+    row = raw(store, "mem-1")
+    assert VECTOR not in row and PENDING in row  # v1's vector was dropped, v2 waits
+    streamed.drain()
+    lexical = CountingEmbeddings()
+    assert stored_vector(store, "mem-1") == pytest.approx(
+        lexical.embed_query("version two about email"), abs=1e-6
+    )
+    found = store.search(NS, query="version two about email", limit=1)
+    assert [(r.key, r.value["text"]) for r in found] == [("mem-1", "version two about email")]
+    assert streamed.embeddings.texts == ["version one about sockets", "version two about email"]
+
+
+def test_duplicated_replayed_and_reordered_batches(streamed: StreamSetup) -> None:
+    store = streamed.store
+    store.put(NS, "a", {"text": "alpha about sockets"})
+    store.put(NS, "b", {"text": "bravo about email"})
+    store.put(NS, "a", {"text": "alpha two about printers"})
+    records = capture(streamed)
+    assert len(records) == 3
+    # One batch holding every record twice, in a shuffled order.
+    shuffled = records + records
+    random.Random(7).shuffle(shuffled)
+    response = streamed.consumer.handle({"Records": shuffled}, LambdaContext())
+    assert response == {"batchItemFailures": []}
+    assert sorted(streamed.embeddings.texts) == ["alpha two about printers", "bravo about email"]
+    # Replays (the old "a" record alone, then everything again) embed nothing.
+    for replay in ([records[0]], records, list(reversed(records))):
+        assert streamed.consumer.handle({"Records": replay}, None) == {"batchItemFailures": []}
+    assert streamed.embeddings.calls == 1  # one batched call for both items
+    assert stored_vector(store, "a") == pytest.approx(
+        CountingEmbeddings().embed_query("alpha two about printers"), abs=1e-6
+    )
+    # And the regular delivery afterwards changes nothing either.
+    assert streamed.drain().ok
+    assert streamed.embeddings.calls == 1
+    assert [r.key for r in store.search(NS, query="printers", limit=1)] == ["a"]
+
+
+def test_a_poison_record_fails_alone() -> None:
+    with mock_aws():
+        embeddings = CountingEmbeddings(fail_on="POISON")
+        store = make_stream_store(embeddings)
+        consumer = StreamConsumer(TABLE, client=store.client, embeddings=embeddings)
+        for key, text in [("a", "alpha"), ("p", "POISON pill"), ("c", "charlie")]:
+            store.put(NS, key, {"text": text})
+        records: list[dict[str, Any]] = []
+        drain_stream(
+            TABLE,
+            lambda e, _: records.extend(e["Records"]),
+            filter_patterns=[FILTER_PATTERN],
+            consumer_id="peek",
+        )
+        poison = records[1]["dynamodb"]["SequenceNumber"]
+        response = consumer.handle({"Records": records}, None)
+        assert response == {"batchItemFailures": [{"itemIdentifier": poison}]}
+        report = drain_stream(
+            TABLE, consumer.handle, filter_patterns=[FILTER_PATTERN], max_retries=2
+        )
+        assert report.failed and report.failed[0]["dynamodb"]["SequenceNumber"] == poison
+        assert report.retries == 2
+        for key, text in [("a", "alpha"), ("c", "charlie")]:
+            assert [r.key for r in store.search(NS, query=text, limit=1)] == [key]
+        assert PENDING in raw(store, "p")
+
+
+def test_deleted_item_is_never_resurrected(streamed: StreamSetup) -> None:
+    store = streamed.store
+    store.put(NS, "gone", {"text": "to be deleted"})
+    records = capture(streamed)
+    store.delete(NS, "gone")
+    assert streamed.consumer.handle({"Records": records}, None) == {"batchItemFailures": []}
+    assert store.get(NS, "gone") is None
+    assert streamed.embeddings.calls == 0
+
+
+def test_multi_path_items_get_extra_vector_rows(streamed: StreamSetup) -> None:
+    store = streamed.store
+    value = {"text": "main text", "notes": ["printer jam", "coffee order"]}
+    store.put(NS, "m", value, index=["text", "notes[*]"])
+    streamed.drain()
+    assert [r.key for r in store.search(NS, query="coffee order", limit=1)] == ["m"]
+    store.put(NS, "m", {"text": "main text", "notes": ["printer jam"]}, index=["text", "notes[*]"])
+    assert streamed.drain().ok
+    rows = store.client.query(
+        TableName=TABLE,
+        KeyConditionExpression="PK = :pk AND begins_with(SK, :v)",
+        ExpressionAttributeValues={":pk": {"S": key_of(NS, "m")["PK"]}, ":v": {"S": "v#"}},
+    )["Items"]
+    assert [row["SK"]["S"] for row in rows] == ["v#m#1"]  # the surplus row is gone
+    found = store.search(NS, query="printer jam", limit=1)
+    assert [r.key for r in found] == ["m"]
+
+
+def test_consumer_with_another_model_is_refused(streamed: StreamSetup) -> None:
+    streamed.store.put(NS, "a", {"text": "alpha"})
+    other = StreamConsumer(TABLE, client=streamed.store.client, embeddings=DifferentModel(DIMS))
+    with pytest.raises(ValueError, match=r"DifferentModel.*reindex") as error:
+        other.handle({"Records": capture(streamed)}, None)
+    assert "CountingEmbeddings" in str(error.value)
+
+
+class DifferentModel(CountingEmbeddings):
+    """Another embedding model (its vectors are not comparable with the pinned one's)."""

@@ -1,0 +1,156 @@
+"""The event-source filter pattern's pass/drop table, model pinning, the Lambda handler."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from langchain_aws import BedrockEmbeddings
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.consumer import FILTER_PATTERN, StreamConsumer, filter_criteria
+from langgraph.store.dynamodb.model_pin import ModelMismatchError
+from langgraph.store.dynamodb.rows import key_of
+from langgraph.store.dynamodb.testing import (
+    LexicalEmbeddings,
+    drain_stream,
+    expire_ttl_items,
+    matches_filter,
+    mock_aws,
+)
+from langgraph.store.dynamodb.testing.mock import patched_env
+
+from tests.stream.conftest import DIMS, NS, TABLE, CountingEmbeddings, make_stream_store
+
+
+def test_filter_pattern_pass_drop_table() -> None:
+    with mock_aws():
+        embeddings = CountingEmbeddings()
+        store = make_stream_store(embeddings, filter_fields=["kind"])
+        store.ttl_config = {"refresh_on_read": True}
+        write_mode = DynamoDBStore(
+            TABLE,
+            region_name="us-east-1",
+            index={"dims": DIMS, "embed": embeddings, "fields": ["text"]},
+        )
+        consumer = StreamConsumer(TABLE, client=store.client, embeddings=embeddings)
+        key = {k: {"S": v} for k, v in key_of(NS, "a").items()}
+
+        def records_of(action: Callable[[], Any]) -> list[dict[str, Any]]:
+            action()
+            seen: list[dict[str, Any]] = []
+            drain_stream(TABLE, lambda e, _: seen.extend(e["Records"]), consumer_id="all")
+            return seen
+
+        def age() -> None:
+            store.client.update_item(
+                TableName=TABLE,
+                Key=key,
+                UpdateExpression="SET expires_at = :e",
+                ExpressionAttributeValues={":e": {"N": str(int(time.time()) + 30)}},
+            )
+
+        setup_records = records_of(lambda: None)  # the pin row, written by setup()
+        assert setup_records and not any(matches_filter(r, [FILTER_PATTERN]) for r in setup_records)
+        cases: list[tuple[str, Callable[[], Any], int]] = [
+            # (what happened, the write, how many of the records it produced pass)
+            ("new item + its namespace", lambda: store.put(NS, "a", {"text": "x"}, ttl=1), 1),
+            ("changed text", lambda: store.put(NS, "a", {"text": "y"}, ttl=1), 1),
+            ("consumer's own write", lambda: drain_stream(TABLE, consumer.handle), 0),
+            ("identical re-put", lambda: store.put(NS, "a", {"text": "y"}, ttl=1), 0),
+            (
+                "change outside the fields",
+                lambda: store.put(NS, "a", {"text": "y", "n": 1}, ttl=1),
+                0,
+            ),
+            (
+                "filter field change",
+                lambda: store.put(NS, "a", {"text": "y", "kind": "k"}, ttl=1),
+                0,
+            ),
+            ("expiry moved (test setup)", age, 0),
+            ("TTL refresh on read", lambda: store.get(NS, "a"), 0),
+            ("write-mode put", lambda: write_mode.put(NS, "w", {"text": "z"}), 0),
+            ("delete", lambda: store.delete(NS, "w"), 0),
+            ("TTL sweep", lambda: expire_ttl_items(TABLE, now=time.time() + 3600), 0),
+        ]
+        for what, action, expected in cases:
+            records = records_of(action)
+            assert records, what
+            passed = [r for r in records if matches_filter(r, [FILTER_PATTERN])]
+            assert len(passed) == expected, what
+            assert all(r["dynamodb"]["Keys"] == key for r in passed), what
+        # The event source mapping's FilterCriteria is this same pattern.
+        assert matches_filter(
+            {"eventName": "INSERT", "dynamodb": {"NewImage": {"embed_pending": {"S": "h"}}}},
+            filter_criteria(),
+        )
+        assert json.loads(filter_criteria()["Filters"][0]["Pattern"]) == FILTER_PATTERN
+
+
+def test_setup_with_another_model_is_refused() -> None:
+    with mock_aws():
+        make_stream_store(CountingEmbeddings())
+        other = DynamoDBStore(
+            TABLE,
+            region_name="us-east-1",
+            index={"dims": DIMS, "embed": LexicalEmbeddings(DIMS), "fields": ["text"]},
+        )
+        with pytest.raises(ModelMismatchError) as error:
+            other.setup()
+        message = str(error.value)
+        assert "CountingEmbeddings" in message and "LexicalEmbeddings" in message
+        assert "reindex" in message
+
+
+def test_bedrock_models_are_named_in_the_refusal() -> None:
+    with mock_aws():
+        titan = BedrockEmbeddings(model_id="amazon.titan-embed-text-v2:0", region_name="us-east-1")
+        cohere = BedrockEmbeddings(model_id="cohere.embed-english-v3", region_name="us-east-1")
+        DynamoDBStore(TABLE, index={"dims": 1024, "embed": titan}).setup()
+        with pytest.raises(ModelMismatchError) as error:
+            DynamoDBStore(TABLE, index={"dims": 1024, "embed": cohere}).setup()
+        assert "amazon.titan-embed-text-v2:0" in str(error.value)
+        assert "cohere.embed-english-v3" in str(error.value)
+
+
+def test_setup_on_a_table_with_items_says_to_reindex(caplog: pytest.LogCaptureFixture) -> None:
+    with mock_aws():
+        DynamoDBStore(TABLE, region_name="us-east-1").setup()
+        DynamoDBStore(TABLE, region_name="us-east-1").put(NS, "old", {"text": "before"})
+        with caplog.at_level("WARNING"):
+            make_stream_store(CountingEmbeddings())
+        assert "reindex(store)" in caplog.text
+
+
+def test_lambda_handler_embeds_with_bedrock_from_env(capsys: pytest.CaptureFixture[str]) -> None:
+    from lambdas.embedder import handler as lambda_handler
+
+    env = {
+        "TABLE_NAME": TABLE,
+        "EMBEDDING_MODEL_ID": "amazon.titan-embed-text-v2:0",
+        "EMBEDDING_DIMS": "256",
+    }
+    with mock_aws(), patched_env(env):
+        lambda_handler._consumer.cache_clear()
+        embed = BedrockEmbeddings(
+            model_id="amazon.titan-embed-text-v2:0", dimensions=256, region_name="us-east-1"
+        )
+        store = DynamoDBStore(
+            TABLE,
+            region_name="us-east-1",
+            index={"dims": 256, "embed": embed, "fields": ["text"], "embed_on": "stream"},
+        )
+        store.setup()
+        store.put(NS, "mem-1", {"text": "Account runs a proxy that closes idle sockets"})
+        report = drain_stream(TABLE, lambda_handler.handler, filter_patterns=filter_criteria())
+        lambda_handler._consumer.cache_clear()
+        assert report.ok and report.delivered == 1
+        found = store.search(NS, query="connection drops after idle sockets", limit=1)
+        assert [r.key for r in found] == ["mem-1"]
+    metrics = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "_aws" in line]
+    assert any(
+        m.get("RecordsEmbedded") == [1.0] or m.get("RecordsEmbedded") == 1.0 for m in metrics
+    )
