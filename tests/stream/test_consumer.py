@@ -231,3 +231,24 @@ def test_consumer_with_another_model_is_refused(streamed: StreamSetup) -> None:
 
 class DifferentModel(CountingEmbeddings):
     """Another embedding model (its vectors are not comparable with the pinned one's)."""
+
+
+def test_a_pending_item_is_not_refreshed_so_a_read_never_asks_for_embedding() -> None:
+    with mock_aws():
+        embeddings = CountingEmbeddings()
+        store = make_stream_store(embeddings)
+        store.ttl_config = {"refresh_on_read": True}
+        consumer = StreamConsumer(TABLE, client=store.client, embeddings=embeddings)
+        store.put(NS, "mem-1", {"text": TEXT}, ttl=10.0)
+        aged = int(raw(store, "mem-1")["expires_at"]["N"]) - 300
+        store.client.update_item(
+            TableName=TABLE,
+            Key={k: {"S": v} for k, v in key_of(NS, "mem-1").items()},
+            UpdateExpression="SET expires_at = :e",
+            ExpressionAttributeValues={":e": {"N": str(aged)}},
+        )
+        assert store.get(NS, "mem-1") is not None
+        assert int(raw(store, "mem-1")["expires_at"]["N"]) == aged  # left alone while pending
+        report = drain_stream(TABLE, consumer.handle, filter_patterns=[FILTER_PATTERN])
+        assert report.delivered == 2 and embeddings.calls == 1  # the put, then the aging
+        assert report.invocations == 1
