@@ -7,7 +7,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from . import dynamo
+from . import clock, dynamo
 from .embedding import (
     CONTENT_HASH,
     INDEX_PATHS,
@@ -22,7 +22,7 @@ from .index_config import IndexSettings
 from .keys import Namespace, decode_namespace
 from .registry import Registry
 from .rows import CREATED_AT, UPDATED_AT, key_of, update_arguments
-from .ttl import EXPIRES_AT, TTL_MINUTES, expiry, needs_refresh, now
+from .ttl import EXPIRES_AT, TTL_MINUTES, expiry, needs_refresh
 
 # Attributes a put may leave out; an overwrite removes them from the old row.
 OPTIONAL_ATTRIBUTES = (
@@ -164,7 +164,7 @@ class Writer:
                         ":new": expiry(float(row[TTL_MINUTES]), at),
                         ":old": row[EXPIRES_AT],
                         ":ttl": row[TTL_MINUTES],
-                        ":now": math.floor(now()),
+                        ":now": math.floor(clock.now()),
                     }
                 ),
             )
