@@ -14,6 +14,7 @@ from typing import Any
 
 from moto import backend_index
 from moto.core.responses import ActionResult
+from moto.core.serialize import BaseJSONSerializer
 from moto.dynamodb import urls as dynamodb_urls
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.table import Table
@@ -21,7 +22,9 @@ from moto.dynamodb.responses import DynamoHandler, DynamoResult
 
 from . import _vector as v
 from ._errors import ValidationError, limit_exceeded_one_online_index
+from ._partition_query import partition_query, scoped_all_items
 from ._search import search_vectors
+from ._wire_items import wire_attribute_values
 
 SEARCH_URL_BASES = (
     r"https?://search-dynamodb\.(.+)\.amazonaws\.com",
@@ -299,6 +302,9 @@ def install() -> None:
     _wrap(Table, "delete_item", _table_delete_item)
     _wrap(DynamoDBBackend, "update_item", _backend_update_item)
     _wrap(DynamoDBBackend, "delete_table", _delete_table)
+    _wrap(Table, "query", partition_query)
+    _wrap(Table, "all_items", scoped_all_items)
+    _wrap(BaseJSONSerializer, "_serialize_type_structure", wire_attribute_values)
     from ._bedrock import install as install_bedrock
 
     install_bedrock()
