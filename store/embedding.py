@@ -16,6 +16,7 @@ from langgraph.store.base import Op, PutOp, SearchOp, get_text_at_path
 from .index_config import IndexSettings
 from .keys import item_key_of
 from .model_pin import ModelIdentity
+from .rows import index_entry
 from .values import check_item_size
 
 logger = logging.getLogger(__name__)
@@ -159,6 +160,6 @@ def attach_vectors(
         rows[i][VECTOR] = to_attribute(mine[0])
         rows[i][CONTENT_HASH] = content_hash(texts, settings.model)
         rows[i][VECTOR_COUNT] = len(mine)
-        check_item_size(rows[i])
+        check_item_size(rows[i], indexed=index_entry(rows[i]))
         extras[i] = [to_attribute(vector) for vector in mine[1:]]
     return extras

@@ -4,11 +4,13 @@ LangGraph forbids `.` and NUL in namespace labels and empty labels, so joining t
 labels with `.` is injective and decodable. Every item lives in the partition of its
 namespace; the namespace registry and the table's metadata (pinned embedding model,
 reindex checkpoints) live in partitions whose keys start with `.`, which no valid
-namespace can encode to.
+namespace can encode to. Item rows also carry `recency`, the sort key of the recency
+index (see `store.recency`): their `updated_at` stamp, then their key.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +26,7 @@ from langgraph.store.base import (
 
 PK = "PK"
 SK = "SK"
+RECENCY = "recency"
 
 SEPARATOR = "."
 ITEM_PREFIX = "k#"
@@ -35,6 +38,10 @@ MAX_SORT_KEY_BYTES = 1024
 # A registry row's sort key is the encoded namespace plus one separator.
 MAX_NAMESPACE_BYTES = MAX_SORT_KEY_BYTES - len(SEPARATOR)
 MAX_ITEM_KEY_BYTES = MAX_SORT_KEY_BYTES - len(ITEM_PREFIX)
+# Keys longer than this are cut in `recency` and suffixed with a hash, so the attribute
+# stays within the sort key limit (a stamp is 32 bytes, plus one separator).
+_RECENCY_KEY_BYTES = MAX_SORT_KEY_BYTES - 33
+_HASH_CHARS = 16
 
 Namespace = tuple[str, ...]
 
@@ -136,3 +143,15 @@ def registry_prefix(prefix: Namespace) -> str:
 def namespace_of_registry_key(sort_key: str) -> Namespace:
     """Inverse of `registry_sort_key`."""
     return decode_namespace(sort_key[: -len(SEPARATOR)])
+
+
+def recency_sort_key(stamp: str, key: str) -> str:
+    """The recency index sort key of an item updated at `stamp` (fixed-width ISO-8601): the
+    stamp, then the key as tie-break, so the order is total and deterministic. A key too
+    long to fit is cut at a character boundary and suffixed with a hash of the whole key."""
+    encoded = key.encode()
+    if len(encoded) > _RECENCY_KEY_BYTES:
+        digest = hashlib.sha256(encoded).hexdigest()[:_HASH_CHARS]
+        cut = encoded[: _RECENCY_KEY_BYTES - _HASH_CHARS - 1].decode(errors="ignore")
+        key = f"{cut}#{digest}"
+    return f"{stamp}#{key}"

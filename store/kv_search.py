@@ -1,24 +1,32 @@
-"""Search without a query: items under a namespace prefix, filtered, in a stable order.
+"""Search without a query: items under a namespace prefix, filtered, newest first.
 
-Namespaces come from the registry (one Query), then each partition is read in key order
-until `offset + limit` matches are found, so a filtered search still fills `limit` and the
-cost scales with the answer. Order: namespace (as a tuple), then key.
+Each namespace is read newest first from the recency index (`store.recency`), starting
+with a page of `offset + limit` entries; a prefix merges the namespaces below it (a lazy
+k-way merge, bounded by `max_fanout`), so an unfiltered page reads each namespace once and
+a filtered search still fills `limit` from the newest matches. The registry lookup runs
+concurrently with the read of the prefix's own namespace: searching one namespace is one
+round trip.
+
+Order: `updated_at` descending, then item key descending, then namespace descending
+(the `recency` sort key and the partition key, compared as strings).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import heapq
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from langgraph.store.base import SearchOp
 
 from . import dynamo
-from .keys import ITEM_PREFIX, Namespace, encode_namespace
+from .keys import PK, RECENCY, Namespace, validate_namespace
+from .recency import Newest
 from .registry import Registry
-from .rows import READ_NAMES, READ_PROJECTION, row_matches
+from .rows import row_matches
 from .ttl import is_expired
 
-# Rows read per Query when a filter decides which rows count.
+# Rows read per first Query of a namespace when a filter decides which rows count.
 FILTER_PAGE = 100
 
 
@@ -30,40 +38,55 @@ def search_rows(
     *,
     consistent: bool,
     omit_expired_at: float | None,
+    max_fanout: int,
 ) -> list[dict[str, Any]]:
     """The rows of page `offset:offset+limit` of the matches under `op.namespace_prefix`."""
-    need = op.offset + op.limit
     if op.limit <= 0:
         return []
+    need = op.offset + op.limit
+    # Expired rows are rare and skipped as met; a filter may reject many, so read more.
+    page = max(need, FILTER_PAGE) if op.filter else need
+
+    def newest(namespace: Namespace) -> Newest:
+        return Newest(client, table, namespace, consistent=consistent, page=page)
+
+    prefix = op.namespace_prefix
+    own = newest(prefix) if _is_namespace(prefix) else None
+    if own is None:
+        namespaces = registry.candidates(prefix)
+    else:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            primed = pool.submit(own.prime)
+            namespaces = registry.candidates(prefix)
+            primed.result()
+    if len(namespaces) > max_fanout:
+        raise ValueError(
+            f"Search under {prefix!r} covers {len(namespaces)} namespaces, more than "
+            f"max_fanout={max_fanout}. Search a narrower prefix or raise "
+            "DynamoDBStore(max_fanout=...)."
+        )
+    readers = [own if own and ns == prefix else newest(ns) for ns in namespaces]
+    dynamo.parallel_map(Newest.prime, readers)
     found: list[dict[str, Any]] = []
-    for namespace in sorted(registry.candidates(op.namespace_prefix)):
-        # Expired rows are rare and skipped as met; a filter may reject many, so read more.
-        page = max(need, FILTER_PAGE) if op.filter else need - len(found)
-        for row in _partition(client, table, namespace, consistent=consistent, page=page):
-            if omit_expired_at is not None and is_expired(row, omit_expired_at):
-                continue
-            if not row_matches(row, op.filter):
-                continue
-            found.append(row)
-            if len(found) >= need:
-                return found[op.offset :]
+    for row in heapq.merge(*readers, key=_order, reverse=True):
+        if omit_expired_at is not None and is_expired(row, omit_expired_at):
+            continue
+        if not row_matches(row, op.filter):
+            continue
+        found.append(row)
+        if len(found) >= need:
+            break
     return found[op.offset :]
 
 
-def _partition(
-    client: Any, table: str, namespace: Namespace, *, consistent: bool, page: int | None
-) -> Iterator[dict[str, Any]]:
-    kwargs: dict[str, Any] = {
-        "TableName": table,
-        "KeyConditionExpression": "PK = :pk AND begins_with(SK, :items)",
-        "ProjectionExpression": READ_PROJECTION,
-        "ExpressionAttributeNames": READ_NAMES,
-        "ExpressionAttributeValues": {
-            ":pk": {"S": encode_namespace(namespace)},
-            ":items": {"S": ITEM_PREFIX},
-        },
-        "ConsistentRead": consistent,
-    }
-    if page is not None:
-        kwargs["Limit"] = max(1, page)
-    return dynamo.query(client, **kwargs)
+def _order(row: dict[str, Any]) -> tuple[str, str]:
+    return row[RECENCY], row[PK]
+
+
+def _is_namespace(prefix: Namespace) -> bool:
+    """Whether items can live under exactly this prefix (worth reading speculatively)."""
+    try:
+        validate_namespace(prefix)
+    except ValueError:
+        return False
+    return True

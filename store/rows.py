@@ -9,17 +9,28 @@ from typing import Any
 from langgraph.store.base import Item, PutOp, SearchItem
 
 from .filters import matches
-from .keys import PK, SK, decode_namespace, encode_namespace, item_key_of, item_sort_key
+from .keys import (
+    PK,
+    RECENCY,
+    SK,
+    decode_namespace,
+    encode_namespace,
+    item_key_of,
+    item_sort_key,
+    recency_sort_key,
+)
 from .ttl import EXPIRES_AT, TTL_MINUTES, ttl_attributes
 from .values import check_item_size, decode_value, encode_value
 
 VALUE = "value"
 CREATED_AT = "created_at"
 UPDATED_AT = "updated_at"
+# What a read needs of an item row besides its keys: the `Item` and its TTL bookkeeping.
+ITEM_ATTRIBUTES = (VALUE, CREATED_AT, UPDATED_AT, EXPIRES_AT, TTL_MINUTES)
 
 # What reads fetch: an `Item`'s fields plus what TTL refresh and `omit_expired` need. Never
 # the vector (4 KB-13 KB per item at 1024 dims) or the embedding bookkeeping.
-READ_ATTRIBUTES = (PK, SK, VALUE, CREATED_AT, UPDATED_AT, EXPIRES_AT, TTL_MINUTES)
+READ_ATTRIBUTES = (PK, SK, *ITEM_ATTRIBUTES)
 READ_NAMES = {f"#r{i}": name for i, name in enumerate(READ_ATTRIBUTES)}
 READ_PROJECTION = ", ".join(READ_NAMES)
 
@@ -31,17 +42,25 @@ def key_of(namespace: tuple[str, ...], key: str) -> dict[str, str]:
 
 def build_row(op: PutOp, at: float) -> dict[str, Any]:
     """The attributes a put writes (without `created_at`, which survives overwrites).
-    Raises `ValueError` for a value that is not JSON or an item over 400 KB."""
+    Raises `ValueError` for a value that is not JSON or an item over 400 KB (counting its
+    copy in the recency index, which DynamoDB counts against the same limit)."""
     assert op.value is not None
-    stamp = datetime.fromtimestamp(at, UTC).isoformat()
+    stamp = datetime.fromtimestamp(at, UTC).isoformat(timespec="microseconds")
     row: dict[str, Any] = {
         **key_of(op.namespace, op.key),
         VALUE: encode_value(op.value),
         UPDATED_AT: stamp,
+        RECENCY: recency_sort_key(stamp, op.key),
         **ttl_attributes(op.ttl, at),
     }
-    check_item_size({**row, CREATED_AT: stamp})
+    full = {**row, CREATED_AT: stamp}
+    check_item_size(full, indexed=index_entry(full))
     return row
+
+
+def index_entry(row: dict[str, Any]) -> dict[str, Any]:
+    """The recency index's copy of an item row: its keys and `ITEM_ATTRIBUTES`."""
+    return {name: row[name] for name in (PK, SK, RECENCY, *ITEM_ATTRIBUTES) if name in row}
 
 
 def row_matches(row: dict[str, Any], filter: Mapping[str, Any] | None) -> bool:

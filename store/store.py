@@ -27,7 +27,7 @@ from . import clock, dynamo, table
 from .embedding import EmbeddingPlan, attach_vectors, check_vectors, plan_embeddings
 from .errors import table_must_exist
 from .filters import validate_filter
-from .index_config import DynamoIndexConfig, IndexSettings, parse_index_config
+from .index_config import DEFAULT_MAX_FANOUT, DynamoIndexConfig, IndexSettings, parse_index_config
 from .keys import Namespace, normalize_op, validate_op
 from .kv_search import search_rows
 from .model_pin import ensure_pin
@@ -56,9 +56,13 @@ async def _no_vectors() -> list[list[float]]:
 class DynamoDBStore(BaseStore):
     """A LangGraph `BaseStore` on one DynamoDB table (data model: docs/architecture.md).
 
-    Values round-trip exactly as JSON; namespaces map injectively to partitions; prefix
-    search and `list_namespaces` read a namespace registry instead of scanning; TTL is
-    DynamoDB's, refreshed on read by each item's own TTL.
+    Values round-trip exactly as JSON; namespaces map injectively to partitions; search
+    without a query returns the most recently updated items first (a local secondary
+    index); prefix search and `list_namespaces` read a namespace registry instead of
+    scanning; TTL is DynamoDB's, refreshed on read by each item's own TTL.
+
+    `max_fanout` bounds how many namespaces one search without a query under a prefix
+    may cover (semantic search has `index["max_fanout"]`); past it, search raises.
     """
 
     supports_ttl = True
@@ -74,9 +78,13 @@ class DynamoDBStore(BaseStore):
         ttl: TTLConfig | None = None,
         index: DynamoIndexConfig | IndexConfig | None = None,
         consistent_read: bool = True,
+        max_fanout: int = DEFAULT_MAX_FANOUT,
     ) -> None:
         if not table_name or not isinstance(table_name, str):
             raise ValueError("table_name must be a non-empty string")
+        if not isinstance(max_fanout, int) or isinstance(max_fanout, bool) or max_fanout < 1:
+            raise ValueError(f"max_fanout must be a positive integer, got {max_fanout!r}")
+        self.max_fanout = max_fanout
         self.table_name = table_name
         self.ttl_config = ttl
         if ttl and ttl.get("sweep_interval_minutes") is not None:
@@ -107,7 +115,8 @@ class DynamoDBStore(BaseStore):
 
     def setup(self, *, timeout: float = 1800.0) -> None:
         """Create what is missing and nothing else: the table (on-demand, stream, TTL on
-        `expires_at`) and, with `index`, the vector index (inline at creation, retrofitted
+        `expires_at`, the recency index; an existing table without that index is refused
+        with the way to migrate) and, with `index`, the vector index (inline at creation, retrofitted
         with UpdateTable on an existing table). With an index, returns only once it is
         ACTIVE, done backfilling and answering searches; refuses an existing index whose
         immutable settings disagree. Pins the embedding model in the table on first use
@@ -308,6 +317,7 @@ class DynamoDBStore(BaseStore):
                 op,
                 consistent=self.consistent_read,
                 omit_expired_at=omit_at,
+                max_fanout=self.max_fanout,
             )
             results[i] = [to_search_item(row) for row in found]
             if op.refresh_ttl:

@@ -1,4 +1,5 @@
-"""Table lifecycle: create what is missing (table, stream, TTL) and nothing else."""
+"""Table lifecycle: create what is missing (table with its recency index, stream, TTL) and
+nothing else."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from .keys import PK, SK
+from . import recency
+from .keys import PK, RECENCY, SK
 from .ttl import EXPIRES_AT
 
 logger = logging.getLogger(__name__)
@@ -25,14 +27,16 @@ def describe(client: Any, table: str) -> dict[str, Any] | None:
 
 
 def ensure_table(client: Any, table: str, *, extra: dict[str, Any] | None = None) -> None:
-    """Create the table (on-demand, `PK`/`SK` strings, stream with both images) when it is
-    missing, wait until it is ACTIVE, check an existing table's key schema, enable TTL.
-    `extra` adds CreateTable parameters (e.g. vector indexes, more attribute definitions)."""
+    """Create the table (on-demand, `PK`/`SK` strings, the recency index, stream with both
+    images) when it is missing, wait until it is ACTIVE, check an existing table's key
+    schema and recency index (refusing a table without it), enable TTL. `extra` adds
+    CreateTable parameters (e.g. vector indexes, more attribute definitions)."""
     existing = describe(client, table)
     if existing is None:
-        _create(client, table, extra or {})
+        _create(client, table, dict(extra or {}))
     else:
         _check_keys(table, existing)
+        recency.check_table(table, existing)
     client.get_waiter("table_exists").wait(
         TableName=table, WaiterConfig={"Delay": 1, "MaxAttempts": 600}
     )
@@ -40,19 +44,21 @@ def ensure_table(client: Any, table: str, *, extra: dict[str, Any] | None = None
 
 
 def _create(client: Any, table: str, extra: dict[str, Any]) -> None:
-    definitions = extra.pop("AttributeDefinitions", None) or [
-        {"AttributeName": PK, "AttributeType": "S"},
-        {"AttributeName": SK, "AttributeType": "S"},
-    ]
+    definitions = {name: "S" for name in (PK, SK, RECENCY)}
+    for definition in extra.pop("AttributeDefinitions", None) or []:
+        definitions[definition["AttributeName"]] = definition["AttributeType"]
     logger.info("Creating DynamoDB table %s", table)
     try:
         client.create_table(
             TableName=table,
-            AttributeDefinitions=definitions,
+            AttributeDefinitions=[
+                {"AttributeName": name, "AttributeType": kind} for name, kind in definitions.items()
+            ],
             KeySchema=[
                 {"AttributeName": PK, "KeyType": "HASH"},
                 {"AttributeName": SK, "KeyType": "RANGE"},
             ],
+            LocalSecondaryIndexes=[recency.index_spec()],
             BillingMode="PAY_PER_REQUEST",
             StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
             **extra,

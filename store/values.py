@@ -54,13 +54,15 @@ def decode_value(text: str) -> dict[str, Any]:
     return decoded
 
 
-def check_item_size(attributes: dict[str, Any]) -> None:
-    """Raise `ValueError` when an item would exceed DynamoDB's 400 KB limit."""
-    size = item_size(attributes)
+def check_item_size(attributes: dict[str, Any], *, indexed: dict[str, Any] | None = None) -> None:
+    """Raise `ValueError` when an item would exceed DynamoDB's 400 KB limit. On a table with
+    a local secondary index the limit covers the item plus its `indexed` copy."""
+    size = item_size(attributes) + (item_size(indexed) if indexed else 0)
     if size > MAX_ITEM_BYTES:
+        counted = " with its copy in the recency index" if indexed else ""
         raise ValueError(
-            f"Item is {size} bytes; DynamoDB's item size limit is {MAX_ITEM_BYTES} bytes "
-            "(400 KB). Store large content elsewhere (e.g. S3) and keep a reference."
+            f"Item{counted} is {size} bytes; DynamoDB's item size limit is {MAX_ITEM_BYTES} "
+            "bytes (400 KB). Store large content elsewhere (e.g. S3) and keep a reference."
         )
 
 

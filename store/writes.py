@@ -20,6 +20,7 @@ from .embedding import (
 )
 from .index_config import IndexSettings
 from .keys import Namespace, decode_namespace
+from .recency import raise_if_collection_full
 from .registry import Registry
 from .rows import CREATED_AT, UPDATED_AT, key_of, update_arguments
 from .ttl import EXPIRES_AT, TTL_MINUTES, expiry, needs_refresh
@@ -75,12 +76,18 @@ class Writer:
             if direct or deletes:
                 old_counts = self._write_rows(direct, deletes)
             dynamo.parallel_map(self._put_pending, pending)
-        except Exception:
+        except Exception as error:
             # Keep the registry exact for namespaces the failed write left empty.
             self._registry.forget_if_empty(with_ttl)
+            if isinstance(error, ClientError):
+                raise_if_collection_full(error, with_ttl)
             raise
         if self._index is not None:
-            self._write_vector_rows(direct, deletes, extras, old_counts)
+            try:
+                self._write_vector_rows(direct, deletes, extras, old_counts)
+            except ClientError as error:
+                raise_if_collection_full(error, with_ttl)
+                raise
         if deletes:
             self._registry.forget_if_empty(namespace for namespace, _ in deletes)
 
