@@ -1,7 +1,8 @@
 """Serverless long-term memory for LangGraph agents on one DynamoDB table."""
 
 from .errors import TableNotFoundError
+from .recency import NamespaceFullError
 from .store import DynamoDBStore
 from .vector_index import VectorIndexUnsupportedError
 
-__all__ = ["DynamoDBStore", "TableNotFoundError", "VectorIndexUnsupportedError"]
+__all__ = ["DynamoDBStore", "NamespaceFullError", "TableNotFoundError", "VectorIndexUnsupportedError"]

@@ -116,11 +116,11 @@ class DynamoDBStore(BaseStore):
     def setup(self, *, timeout: float = 1800.0) -> None:
         """Create what is missing and nothing else: the table (on-demand, stream, TTL on
         `expires_at`, the recency index; an existing table without that index is refused
-        with the way to migrate) and, with `index`, the vector index (inline at creation, retrofitted
-        with UpdateTable on an existing table). With an index, returns only once it is
-        ACTIVE, done backfilling and answering searches; refuses an existing index whose
-        immutable settings disagree. Pins the embedding model in the table on first use
-        and refuses another one (`ModelMismatchError`). Idempotent and safe to run from
+        with the way to migrate) and, with `index`, the vector index (inline at creation,
+        retrofitted with UpdateTable on an existing table). With an index, returns only once
+        it is ACTIVE, done backfilling and answering searches; refuses an existing index
+        whose immutable settings disagree. Pins the embedding model in the table on first
+        use and refuses another one (`ModelMismatchError`). Idempotent and safe to run from
         several processes."""
         extra = (
             {

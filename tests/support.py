@@ -1,4 +1,5 @@
-"""Test support: count the requests a client sends (observed at botocore's boundary)."""
+"""Test support: count the requests a client sends and the items DynamoDB read to answer
+them (observed at botocore's boundary)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,30 @@ from typing import Any
 
 
 class RequestCounter:
-    """Counts API calls per operation name on one boto3 client."""
+    """Counts API calls per operation name on one boto3 client, and per operation the
+    items read (a Query's or Scan's `ScannedCount`: what DynamoDB bills, before filters)."""
 
     def __init__(self, client: Any) -> None:
         self.calls: Counter[str] = Counter()
+        self.scanned: Counter[str] = Counter()
+        self.queries: list[dict[str, Any]] = []
+        client.meta.events.register("before-parameter-build.dynamodb.Query", self._query)
         client.meta.events.register("before-call.dynamodb", self._count)
+        client.meta.events.register("after-call.dynamodb", self._read)
+
+    def _query(self, params: dict[str, Any], **_: Any) -> None:
+        self.queries.append(dict(params))
 
     def _count(self, model: Any, **_: Any) -> None:
         self.calls[model.name] += 1
 
+    def _read(self, model: Any, parsed: Any, **_: Any) -> None:
+        self.scanned[model.name] += int(parsed.get("ScannedCount", 0))
+
     def reset(self) -> None:
         self.calls.clear()
+        self.scanned.clear()
+        self.queries.clear()
 
     @property
     def total(self) -> int:

@@ -8,6 +8,7 @@ from moto.dynamodb.exceptions import MockValidationException
 _PREFIX = "com.amazonaws.dynamodb.v20120810#"
 
 __all__ = [
+    "ItemCollectionSizeLimitExceeded",
     "LimitExceeded",
     "ResourceNotFound",
     "ValidationError",
@@ -22,6 +23,14 @@ class ValidationError(MockValidationException):
 class LimitExceeded(JsonRESTError):
     def __init__(self, message: str) -> None:
         super().__init__(_PREFIX + "LimitExceededException", message)
+
+
+class ItemCollectionSizeLimitExceeded(JsonRESTError):
+    def __init__(self) -> None:
+        super().__init__(
+            _PREFIX + "ItemCollectionSizeLimitExceededException",
+            "The total size of an item collection has exceeded the maximum limit of 10 gigabytes.",
+        )
 
 
 class ResourceNotFound(JsonRESTError):

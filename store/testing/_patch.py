@@ -1,7 +1,7 @@
 """Idempotent patches that teach moto's DynamoDB and Bedrock runtime the emulated features.
 
-Harmless for tables without vector indexes: every hook returns to moto's own code path
-unless the table has a vector index.
+Harmless for tables without vector indexes or local secondary indexes: every hook returns
+to moto's own code path unless the table has one (LSI limits: see `_collections`).
 """
 
 from __future__ import annotations
@@ -16,12 +16,18 @@ from moto import backend_index
 from moto.core.responses import ActionResult
 from moto.core.serialize import BaseJSONSerializer
 from moto.dynamodb import urls as dynamodb_urls
+from moto.dynamodb.exceptions import ItemSizeTooLarge, RangeKeyTooLong
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler, DynamoResult
 
+from . import _collections as lsi
 from . import _vector as v
-from ._errors import ValidationError, limit_exceeded_one_online_index
+from ._errors import (
+    ItemCollectionSizeLimitExceeded,
+    ValidationError,
+    limit_exceeded_one_online_index,
+)
 from ._partition_query import partition_query, scoped_all_items
 from ._search import search_vectors
 from ._wire_items import wire_attribute_values
@@ -160,7 +166,9 @@ def _update_table(original: Callable[[DynamoHandler], ActionResult]) -> Any:
     return update_table
 
 
-def _reject_vector_index(original: Callable[[DynamoHandler], ActionResult]) -> Any:
+def _check_index_name(original: Callable[[DynamoHandler], ActionResult]) -> Any:
+    """Query/Scan on a vector index is refused; on an unknown index, with AWS's message."""
+
     def action(self: DynamoHandler) -> ActionResult:
         index_name = self.body.get("IndexName")
         if index_name:
@@ -170,6 +178,8 @@ def _reject_vector_index(original: Callable[[DynamoHandler], ActionResult]) -> A
                 table = None
             if table is not None and index_name in v.indexes(table):
                 raise ValidationError("Query operation not supported on this index type.")
+            if table is not None and index_name not in {i.name for i in table.all_indexes()}:
+                raise ValidationError(f"The table does not have the specified index: {index_name}")
         return original(self)
 
     return action
@@ -209,6 +219,8 @@ def _describe(original: Callable[..., dict[str, Any]]) -> Any:
 
 def _table_put_item(original: Callable[..., Any]) -> Any:
     def put_item(self: Table, item_attrs: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        if self.indexes and self.hash_key_attr in item_attrs:
+            _check_put(self, item_attrs)
         if not v.indexes(self):
             return original(self, item_attrs, *args, **kwargs)
         v.validate_item(self, item_attrs)
@@ -228,6 +240,19 @@ def _table_put_item(original: Callable[..., Any]) -> Any:
     return put_item
 
 
+def _check_put(table: Table, item_attrs: dict[str, Any]) -> None:
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    new = lsi.attributes_of(item_attrs)
+    hk = DynamoType(item_attrs[table.hash_key_attr])
+    rk = new.get(table.range_key_attr) if table.range_key_attr else None
+    try:
+        old = table.get_item(hk, rk)
+    except Exception:
+        return  # moto rejects the malformed key itself
+    lsi.check_write(table, hk, old.attrs if old is not None else None, new)
+
+
 def _table_delete_item(original: Callable[..., Any]) -> Any:
     def delete_item(self: Table, hash_key: Any, range_key: Any) -> Any:
         item = original(self, hash_key, range_key)
@@ -241,7 +266,8 @@ def _table_delete_item(original: Callable[..., Any]) -> Any:
 def _backend_update_item(original: Callable[..., Any]) -> Any:
     def update_item(self: DynamoDBBackend, table_name: str, key: Any, *a: Any, **kw: Any) -> Any:
         table = self.get_table(table_name)
-        if not v.indexes(table):
+        vectors = bool(v.indexes(table))
+        if not vectors and not table.indexes:
             return original(self, table_name, key, *a, **kw)
         try:
             hk, rk = self.get_keys_value(table, key)
@@ -253,8 +279,16 @@ def _backend_update_item(original: Callable[..., Any]) -> Any:
         n_records = len(shard.items) if shard is not None else 0
         item = original(self, table_name, key, *a, **kw)
         try:
-            v.validate_item(table, item.attrs)
-        except ValidationError:
+            old = snapshot.attrs if snapshot is not None else None
+            lsi.check_write(table, hk, old, item.attrs, applied=True)
+            if vectors:
+                v.validate_item(table, item.attrs)
+        except (
+            ValidationError,
+            ItemSizeTooLarge,
+            RangeKeyTooLong,
+            ItemCollectionSizeLimitExceeded,
+        ):
             if snapshot is None:
                 if rk is not None:
                     table.items[hk].pop(rk, None)
@@ -268,9 +302,11 @@ def _backend_update_item(original: Callable[..., Any]) -> Any:
                 table.items[hk] = snapshot  # type: ignore[assignment]
             if shard is not None:
                 del shard.items[n_records:]
-            v.invalidate_all(table)
+            if vectors:
+                v.invalidate_all(table)
             raise
-        v.note_write(table, hk, rk, snapshot)
+        if vectors:
+            v.note_write(table, hk, rk, snapshot)
         return item
 
     return update_item
@@ -294,8 +330,8 @@ def install() -> None:
     DynamoHandler.search_vectors = _search_vectors  # type: ignore[attr-defined]
     _wrap(DynamoHandler, "create_table", _create_table)
     _wrap(DynamoHandler, "update_table", _update_table)
-    _wrap(DynamoHandler, "query", _reject_vector_index)
-    _wrap(DynamoHandler, "scan", _reject_vector_index)
+    _wrap(DynamoHandler, "query", _check_index_name)
+    _wrap(DynamoHandler, "scan", _check_index_name)
     _wrap(DynamoHandler, "batch_write_item", _batch_write_item)
     _wrap(Table, "describe", _describe)
     _wrap(Table, "put_item", _table_put_item)

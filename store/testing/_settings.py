@@ -11,7 +11,8 @@ __all__ = ["EmulatorSettings", "current_settings", "pop_settings", "push_setting
 
 @dataclass
 class EmulatorSettings:
-    """Timing knobs of the emulated vector index, in seconds (all zero by default).
+    """Knobs of the emulation: timings of the emulated vector index, in seconds (all zero
+    by default), and one DynamoDB limit.
 
     * ``index_creation_delay`` - how long a new vector index stays ``CREATING`` before it
       turns ``ACTIVE`` (CreateTable and UpdateTable alike).
@@ -25,6 +26,10 @@ class EmulatorSettings:
     * ``indexing_lag`` - eventual consistency: a write becomes visible to ``SearchVectors``
       this long after it was acknowledged (``GetItem``/``Query`` see it at once).
     * ``index_deletion_delay`` - how long a deleted index is reported as ``DELETING``.
+    * ``item_collection_size_limit`` - bytes one item collection (the rows sharing a
+      partition key value, plus their local secondary index entries) may hold on a table
+      with a local secondary index; DynamoDB's is 10 GB. Lower it to reach the limit
+      (``ItemCollectionSizeLimitExceededException``) in a test.
 
     Delays are captured when an index operation starts (so a timeline, once begun, is fixed);
     ``indexing_lag`` is captured per write. Settings are pushed by ``mock_aws(...)`` and
@@ -37,12 +42,14 @@ class EmulatorSettings:
     search_lag: float = 0.0
     indexing_lag: float = 0.0
     index_deletion_delay: float = 0.0
+    item_collection_size_limit: int = 10 * 1024**3
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
             if not isinstance(value, int | float) or value < 0:
-                raise ValueError(f"{f.name} must be a non-negative number of seconds")
+                unit = "bytes" if f.name == "item_collection_size_limit" else "seconds"
+                raise ValueError(f"{f.name} must be a non-negative number of {unit}")
 
     def merged(self, **overrides: Any) -> EmulatorSettings:
         """A copy with the given (non-None) knobs replaced."""

@@ -62,6 +62,7 @@ def mock_aws(
     search_lag: float | None = None,
     indexing_lag: float | None = None,
     index_deletion_delay: float | None = None,
+    item_collection_size_limit: int | None = None,
 ) -> EmulatedMockAWS: ...
 
 
@@ -75,12 +76,13 @@ def mock_aws(
     search_lag: float | None = None,
     indexing_lag: float | None = None,
     index_deletion_delay: float | None = None,
+    item_collection_size_limit: int | None = None,
 ) -> EmulatedMockAWS | Callable[..., T]:
     """Drop-in for ``moto.mock_aws`` that adds the vector index, Bedrock and TTL emulation.
 
     Use exactly like moto's (``with mock_aws():``, ``@mock_aws``, ``@mock_aws()`` on
-    functions or classes). Knobs (seconds, default 0, see :class:`EmulatorSettings`) may be
-    given as keywords or as a ``settings`` object; keywords override ``settings``.
+    functions or classes). Knobs (see :class:`EmulatorSettings`) may be given as keywords
+    or as a ``settings`` object; keywords override ``settings``.
     """
     merged = _resolve(
         settings,
@@ -89,6 +91,7 @@ def mock_aws(
         search_lag=search_lag,
         indexing_lag=indexing_lag,
         index_deletion_delay=index_deletion_delay,
+        item_collection_size_limit=item_collection_size_limit,
     )
     mock = EmulatedMockAWS(config=config, settings=merged)
     if func is not None:
@@ -108,6 +111,7 @@ def local_endpoint(
     search_lag: float | None = None,
     indexing_lag: float | None = None,
     index_deletion_delay: float | None = None,
+    item_collection_size_limit: int | None = None,
     consumers: Mapping[str, Callable[[dict[str, Any], Any], Any]] | None = None,
 ) -> Iterator[str]:
     """Run the emulation behind moto's ThreadedMotoServer and yield its URL.
@@ -135,6 +139,7 @@ def local_endpoint(
         search_lag=search_lag,
         indexing_lag=indexing_lag,
         index_deletion_delay=index_deletion_delay,
+        item_collection_size_limit=item_collection_size_limit,
     )
     if reset:
         BackendDict.reset()

@@ -22,8 +22,10 @@ from langgraph.store.dynamodb.keys import (
     encode_namespace,
     item_key_of,
     item_sort_key,
+    MAX_SORT_KEY_BYTES,
     namespace_of_registry_key,
     normalize_op,
+    recency_sort_key,
     registry_prefix,
     registry_sort_key,
     validate_op,
@@ -162,3 +164,24 @@ def test_valid_ops_pass() -> None:
     validate_op(PutOp(("a:b", "c#d", "e/f", "g h", "日本"), "", {"v": 1}))
     validate_op(SearchOp(()))
     validate_op(ListNamespacesOp(match_conditions=(MatchCondition("suffix", ("*", "x")),)))
+
+
+STAMP = "2026-11-30T06:46:17.123456+00:00"
+item_key = st.text(st.characters(blacklist_categories=("Cs",)), max_size=600)
+
+
+@given(item_key, item_key)
+def test_recency_keys_fit_and_order_by_stamp_then_key(a: str, b: str) -> None:
+    later = "2026-11-30T06:46:17.123457+00:00"
+    for key in (a, b):
+        assert len(recency_sort_key(STAMP, key).encode()) <= MAX_SORT_KEY_BYTES
+        assert recency_sort_key(later, key) > recency_sort_key(STAMP, a)
+    if len(a.encode()) <= 900 and len(b.encode()) <= 900:
+        assert (recency_sort_key(STAMP, a) < recency_sort_key(STAMP, b)) == (a < b)
+
+
+def test_recency_keys_of_the_longest_keys_fit_and_stay_distinct() -> None:
+    a = "é" * (MAX_ITEM_KEY_BYTES // 2)
+    b = a[:-1] + "x"
+    assert len(recency_sort_key(STAMP, a).encode()) <= MAX_SORT_KEY_BYTES
+    assert recency_sort_key(STAMP, a) != recency_sort_key(STAMP, b)

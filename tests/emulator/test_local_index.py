@@ -1,0 +1,141 @@
+"""Local secondary indexes through plain boto3: moto's query semantics, plus the limits
+the emulation adds (LSI sort key size, item + index entries within 400 KB, and the
+item-collection size limit)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+TABLE = "lsi"
+INDEX = "by-r"
+
+
+def create(ddb: Any, projection: dict[str, Any] | None = None) -> None:
+    ddb.create_table(
+        TableName=TABLE,
+        AttributeDefinitions=[
+            {"AttributeName": name, "AttributeType": "S"} for name in ("PK", "SK", "R")
+        ],
+        KeySchema=[
+            {"AttributeName": "PK", "KeyType": "HASH"},
+            {"AttributeName": "SK", "KeyType": "RANGE"},
+        ],
+        LocalSecondaryIndexes=[
+            {
+                "IndexName": INDEX,
+                "KeySchema": [
+                    {"AttributeName": "PK", "KeyType": "HASH"},
+                    {"AttributeName": "R", "KeyType": "RANGE"},
+                ],
+                "Projection": projection
+                or {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["value"]},
+            }
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+
+
+def item(pk: str, sk: str, r: str | None = None, **attrs: str) -> dict[str, Any]:
+    row = {"PK": {"S": pk}, "SK": {"S": sk}, **{k: {"S": v} for k, v in attrs.items()}}
+    if r is not None:
+        row["R"] = {"S": r}
+    return row
+
+
+def newest(ddb: Any, pk: str, **kwargs: Any) -> dict[str, Any]:
+    response: dict[str, Any] = ddb.query(
+        TableName=TABLE,
+        IndexName=INDEX,
+        KeyConditionExpression="PK = :pk",
+        ExpressionAttributeValues={":pk": {"S": pk}},
+        ScanIndexForward=False,
+        ConsistentRead=True,
+        **kwargs,
+    )
+    return response
+
+
+def test_query_is_sparse_ordered_paged_and_projected(ddb: Any) -> None:
+    create(ddb)
+    for i, r in enumerate(["2", "5", "1", "4", "3"]):
+        ddb.put_item(TableName=TABLE, Item=item("a", f"k{i}", r, value="v", other="o"))
+    ddb.put_item(TableName=TABLE, Item=item("a", "v#1", value="not indexed"))
+    ddb.put_item(TableName=TABLE, Item=item("b", "k9", "9", value="other partition"))
+    first = newest(ddb, "a", Limit=2)
+    assert [i["R"]["S"] for i in first["Items"]] == ["5", "4"]
+    assert first["ScannedCount"] == 2 and "LastEvaluatedKey" in first
+    assert set(first["Items"][0]) == {"PK", "SK", "R", "value"}  # INCLUDE projection
+    rest = newest(ddb, "a", ExclusiveStartKey=first["LastEvaluatedKey"])
+    assert [i["R"]["S"] for i in rest["Items"]] == ["3", "2", "1"]
+    assert "LastEvaluatedKey" not in rest
+
+
+def test_an_unknown_index_is_named_as_aws_names_it(ddb: Any) -> None:
+    create(ddb)
+    with pytest.raises(ClientError, match="The table does not have the specified index: nope"):
+        ddb.query(
+            TableName=TABLE,
+            IndexName="nope",
+            KeyConditionExpression="PK = :pk",
+            ExpressionAttributeValues={":pk": {"S": "a"}},
+        )
+
+
+def test_an_index_sort_key_over_1024_bytes_is_refused(ddb: Any) -> None:
+    create(ddb)
+    ddb.put_item(TableName=TABLE, Item=item("a", "k", "r" * 1024))
+    with pytest.raises(ClientError, match="Aggregated size of all range keys"):
+        ddb.put_item(TableName=TABLE, Item=item("a", "k", "r" * 1025))
+    with pytest.raises(ClientError, match="Aggregated size of all range keys"):
+        ddb.update_item(
+            TableName=TABLE,
+            Key={"PK": {"S": "a"}, "SK": {"S": "k"}},
+            UpdateExpression="SET R = :r",
+            ExpressionAttributeValues={":r": {"S": "r" * 1025}},
+        )
+    assert ddb.get_item(TableName=TABLE, Key=item("a", "k"))["Item"]["R"]["S"] == "r" * 1024
+
+
+def test_the_item_and_its_index_entries_share_the_400_kb_limit(ddb: Any) -> None:
+    create(ddb)
+    ddb.put_item(TableName=TABLE, Item=item("a", "k", "r", value="x" * 190_000))
+    with pytest.raises(ClientError, match="Item size has exceeded the maximum allowed size"):
+        ddb.put_item(TableName=TABLE, Item=item("a", "k", "r", value="x" * 210_000))
+    # Outside the index (no sort key, or an attribute it does not project) the row may be
+    # as large as any.
+    ddb.put_item(TableName=TABLE, Item=item("a", "k2", value="x" * 390_000))
+    ddb.put_item(TableName=TABLE, Item=item("a", "k3", "r", other="x" * 390_000))
+
+
+@pytest.mark.emulator_settings(item_collection_size_limit=10_000)
+def test_a_full_item_collection_refuses_growth_only(ddb: Any) -> None:
+    create(ddb)
+    written = 0
+    with pytest.raises(ClientError) as refused:
+        for i in range(100):
+            ddb.put_item(TableName=TABLE, Item=item("a", f"k{i:02d}", f"{i}", value="x" * 400))
+            written += 1
+    assert refused.value.response["Error"]["Code"] == "ItemCollectionSizeLimitExceededException"
+    assert 0 < written < 100
+    ddb.put_item(TableName=TABLE, Item=item("b", "k", "r", value="x" * 400))  # other partition
+    # A same-size write still works; growth through UpdateItem is refused too.
+    ddb.put_item(TableName=TABLE, Item=item("a", "k00", "0", value="y" * 400))
+    with pytest.raises(ClientError, match="ItemCollectionSizeLimitExceededException"):
+        ddb.update_item(
+            TableName=TABLE,
+            Key={"PK": {"S": "a"}, "SK": {"S": "k01"}},
+            UpdateExpression="SET #v = :v",
+            ExpressionAttributeNames={"#v": "value"},
+            ExpressionAttributeValues={":v": {"S": "x" * 4000}},
+        )
+    assert len(ddb.get_item(TableName=TABLE, Key=item("a", "k01"))["Item"]["value"]["S"]) == 400
+    with pytest.raises(ClientError, match="ItemCollectionSizeLimitExceededException"):
+        ddb.batch_write_item(
+            RequestItems={TABLE: [{"PutRequest": {"Item": item("a", "new", "n", value="x" * 400)}}]}
+        )
+    ddb.put_item(TableName=TABLE, Item=item("a", "k00", "0", value="y"))  # shrinks
+    ddb.delete_item(TableName=TABLE, Key=item("a", "k02"))
+    ddb.put_item(TableName=TABLE, Item=item("a", "new", "n", value="x" * 400))
