@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
 
+from .keys import Namespace
+
+COLLECTION_FULL = "ItemCollectionSizeLimitExceededException"
+
 
 class TableNotFoundError(LookupError):
     """The store's DynamoDB table does not exist where the client looks for it."""
+
+
+class NamespaceFullError(RuntimeError):
+    """A write was refused because its namespace reached DynamoDB's 10 GB item-collection
+    limit (tables with a local secondary index)."""
 
 
 @contextlib.contextmanager
@@ -28,3 +37,18 @@ def table_must_exist(client: Any, table: str) -> Iterator[None]:
             f"(endpoint {meta.endpoint_url}). Call store.setup() once to create it (or deploy "
             "the CDK stack), or check table_name, region_name and endpoint_url."
         ) from error
+
+
+def raise_if_collection_full(error: ClientError, namespaces: Iterable[Namespace]) -> None:
+    """Turn DynamoDB's item-collection limit error into a `NamespaceFullError`."""
+    if error.response["Error"]["Code"] != COLLECTION_FULL:
+        return
+    names = sorted(set(namespaces))
+    raise NamespaceFullError(
+        f"DynamoDB refused a write to namespace(s) {names}: a namespace reached the 10 GB "
+        "item-collection limit (its items, their vectors and their recency index entries), "
+        "which DynamoDB enforces per partition key on tables with a local secondary index. "
+        "Reads and deletes still work: delete or shrink memories in that namespace, or write "
+        "new ones under another namespace (e.g. one per year or per topic). Other writes of "
+        "the same batch may have been applied."
+    ) from error

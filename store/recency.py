@@ -12,7 +12,7 @@ partition key value (every namespace) at 10 GB of table rows plus index entries;
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -22,12 +22,6 @@ from .keys import PK, RECENCY, Namespace, encode_namespace
 from .rows import ITEM_ATTRIBUTES
 
 RECENCY_INDEX = "recency"
-COLLECTION_FULL = "ItemCollectionSizeLimitExceededException"
-
-
-class NamespaceFullError(RuntimeError):
-    """A write was refused because its namespace reached DynamoDB's 10 GB item-collection
-    limit (tables with a local secondary index)."""
 
 
 def index_spec() -> dict[str, Any]:
@@ -68,21 +62,6 @@ def check_table(table: str, description: dict[str, Any]) -> None:
         ):
             return
     raise ValueError(missing_index_message(table))
-
-
-def raise_if_collection_full(error: ClientError, namespaces: Iterable[Namespace]) -> None:
-    """Turn DynamoDB's item-collection limit error into a `NamespaceFullError`."""
-    if error.response["Error"]["Code"] != COLLECTION_FULL:
-        return
-    names = sorted(set(namespaces))
-    raise NamespaceFullError(
-        f"DynamoDB refused a write to namespace(s) {names}: a namespace reached the 10 GB "
-        "item-collection limit (its items, their vectors and their recency index entries), "
-        "which DynamoDB enforces per partition key on tables with a local secondary index. "
-        "Reads and deletes still work: delete or shrink memories in that namespace, or write "
-        "new ones under another namespace (e.g. one per year or per topic). Other writes of "
-        "the same batch may have been applied."
-    ) from error
 
 
 class Newest:

@@ -18,9 +18,9 @@ from .embedding import (
     VECTOR_COUNT,
     vector_sort_key,
 )
+from .errors import raise_if_collection_full
 from .index_config import IndexSettings
 from .keys import Namespace, decode_namespace
-from .recency import raise_if_collection_full
 from .registry import Registry
 from .rows import CREATED_AT, UPDATED_AT, key_of, update_arguments
 from .ttl import EXPIRES_AT, TTL_MINUTES, expiry, needs_refresh
