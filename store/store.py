@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 import boto3
 from botocore.config import Config
@@ -91,6 +93,7 @@ class DynamoDBStore(BaseStore):
             _log_sweep_not_applicable(ttl["sweep_interval_minutes"])
         self.index_config = index
         self.consistent_read = consistent_read
+        self._closed = False
         self._client = dynamo.make_client(
             region_name=region_name,
             endpoint_url=endpoint_url,
@@ -112,6 +115,61 @@ class DynamoDBStore(BaseStore):
         return self._client
 
     # Lifecycle
+
+    @classmethod
+    @contextlib.contextmanager
+    def from_table(cls, table_name: str, *, setup: bool = False, **kwargs: Any) -> Iterator[Self]:
+        """`with DynamoDBStore.from_table("agent-memory", region_name=...) as store:` a
+        store on `table_name` (keywords as for the constructor), set up first when `setup`
+        is true, closed on exit. The counterpart of the peers' `from_conn_string`."""
+        with cls(table_name, **kwargs) as store:
+            if setup:
+                store.setup()
+            yield store
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def afrom_table(
+        cls, table_name: str, *, setup: bool = False, **kwargs: Any
+    ) -> AsyncIterator[Self]:
+        """Async `from_table`: `async with DynamoDBStore.afrom_table(...) as store:`."""
+        async with cls(table_name, **kwargs) as store:
+            if setup:
+                await store.asetup()
+            yield store
+
+    def close(self) -> None:
+        """Release the client's connections. The store refuses further operations."""
+        self._closed = True
+        self._client.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError(
+                f"This DynamoDBStore on {self.table_name!r} is closed; create a new one."
+            )
 
     def setup(self, *, timeout: float = 1800.0) -> None:
         """Create what is missing and nothing else: the table (on-demand, stream, TTL on
@@ -156,6 +214,7 @@ class DynamoDBStore(BaseStore):
         """Run ops with LangGraph's batch semantics: results in op order, reads see the
         state before the batch's writes, the last write to a key wins. Every op is
         validated before any I/O."""
+        self._check_open()
         with table_must_exist(self._client, self.table_name):
             return self._batch(ops)
 
@@ -177,6 +236,7 @@ class DynamoDBStore(BaseStore):
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """`batch` with the embedder's async methods (so async-only embedders work) and
         all DynamoDB I/O on a worker thread: the event loop never blocks."""
+        self._check_open()
         with table_must_exist(self._client, self.table_name):
             return await self._abatch(ops)
 

@@ -71,7 +71,11 @@ def test_the_wheel_installs_only_under_langgraph_store_dynamodb(wheel: Path) -> 
     top = {name.split("/")[0] for name in names if ".dist-info/" not in name}
     assert top == {"langgraph"}
     packages = {name.rsplit("/", 1)[0] for name in names if name.endswith(".py")}
-    assert packages == {"langgraph/store/dynamodb", "langgraph/store/dynamodb/testing"}
+    assert packages == {
+        "langgraph/store/dynamodb",
+        "langgraph/store/dynamodb/cli",
+        "langgraph/store/dynamodb/testing",
+    }
     assert "langgraph/store/dynamodb/py.typed" in names
     # langgraph/ and langgraph/store/ stay namespace packages shared with langgraph itself
     assert "langgraph/__init__.py" not in names and "langgraph/store/__init__.py" not in names

@@ -1,0 +1,5 @@
+"""`python -m langgraph.store.dynamodb`: the `dynamodb-memory` command line."""
+
+from .cli import main
+
+main()

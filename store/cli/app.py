@@ -1,0 +1,435 @@
+"""`dynamodb-memory`: run the local endpoint, set up a table, look at and fix memories.
+
+Namespaces on the command line are their labels joined by `.` (LangGraph forbids `.` in a
+label), e.g. `memories.acme-corp.user-8812`; an empty prefix is the whole store.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.live import Live
+from rich.spinner import Spinner
+from rich.table import Table
+
+from .. import table as table_module
+from . import serve as serving
+from . import transfer
+from .errors import NOT_FOUND, CliError, friendly, stderr
+from .status import table_status
+from .target import (
+    DimsOpt,
+    EmbedOpt,
+    EndpointOpt,
+    FieldsOpt,
+    JsonOpt,
+    ProfileOpt,
+    RegionOpt,
+    TableOpt,
+    Target,
+    item_json,
+    parse_namespace,
+)
+
+app = typer.Typer(
+    name="dynamodb-memory",
+    help="Long-term memory for LangGraph agents on DynamoDB: local endpoint, setup, "
+    "inspection. Namespaces are written with dots: memories.acme-corp.user-8812",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+console = Console(highlight=False)
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+
+
+def _value_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+# ------------------------------------------------------------------------------ serve
+
+
+@app.command()
+@friendly
+def serve(
+    port: Annotated[
+        int, typer.Option(help="Port to listen on.", show_default=True)
+    ] = serving.DEFAULT_PORT,
+    host: Annotated[str, typer.Option(help="Address to bind.")] = serving.DEFAULT_HOST,
+    state: Annotated[
+        Path | None,
+        typer.Option(help="Load tables from this file at start and save them at stop."),
+    ] = None,
+    table: TableOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Run the local emulation (DynamoDB with vector indexes, Bedrock embeddings, the
+    stream) behind an HTTP endpoint until Ctrl-C or SIGTERM."""
+    table_name = Target.of(table, None, None, None, json_out).table
+
+    def ready(url: str, loaded: int) -> None:
+        lines = serving.connection_lines(url, serving.REGION, table_name)
+        if json_out:
+            _print_json({**lines, "loaded_items": loaded, "state": str(state or "")})
+        else:
+            console.print(f"[bold green]Local DynamoDB memory endpoint[/] at [bold]{url}[/]")
+            if state:
+                console.print(f"State file {state}: loaded {loaded} rows; saved on stop.")
+            console.print("\nIn another shell:")
+            console.print(f"  {lines['env']}", soft_wrap=True)
+            console.print("  dynamodb-memory setup && dynamodb-memory status")
+            console.print("\nFrom Python:")
+            console.print(f"  {lines['python']}", soft_wrap=True)
+            console.print("\nWith the AWS CLI:")
+            console.print(f"  {lines['aws_cli']}", soft_wrap=True)
+            console.print("\nCtrl-C to stop.")
+        sys.stdout.flush()
+
+    def stopped(saved: int) -> None:
+        if json_out:
+            _print_json({"stopped": True, "saved_items": saved})
+        else:
+            console.print("Stopped." + (f" Saved {saved} rows to {state}." if state else ""))
+        sys.stdout.flush()
+
+    serving.run(host=host, port=port, state=state, on_ready=ready, on_stop=stopped)
+
+
+# ------------------------------------------------------------------------------ setup / status
+
+
+@app.command()
+@friendly
+def setup(
+    table: TableOpt = None,
+    region: RegionOpt = None,
+    endpoint_url: EndpointOpt = None,
+    profile: ProfileOpt = None,
+    embed: EmbedOpt = None,
+    dims: DimsOpt = None,
+    fields: FieldsOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Create the table (and the vector index when an embedding model is configured) if
+    missing, and wait until it is ready, showing progress."""
+    target = Target.of(
+        table, region, endpoint_url, profile, json_out, embed=embed, dims=dims, fields=fields
+    )
+    store = target.store()
+    started = time.monotonic()
+    if json_out:
+        store.setup()
+    else:
+        _setup_with_progress(store.setup, store.client, target.table)
+    elapsed = time.monotonic() - started
+    indexes = [i["name"] for i in table_status(store, exact=False)["vector_indexes"]]
+    if json_out:
+        _print_json({"table": target.table, "vector_indexes": indexes, "seconds": elapsed})
+    else:
+        what = f" with vector index {', '.join(indexes)}" if indexes else " (key-value only)"
+        console.print(f"[green]✓[/] Table {target.table}{what} is ready ({elapsed:.1f} s).")
+
+
+def _setup_with_progress(run: Any, client: Any, table_name: str) -> None:
+    """Run `setup` on a thread while a spinner shows the table and index states."""
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            run()
+        except BaseException as error:
+            errors.append(error)
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    spinner = Spinner("dots", text=f"Setting up {table_name}…")
+    with Live(spinner, console=console, transient=True, refresh_per_second=8):
+        while worker.is_alive():
+            spinner.update(text=_progress_text(client, table_name))
+            worker.join(0.5)
+    if errors:
+        raise errors[0]
+
+
+def _progress_text(client: Any, table_name: str) -> str:
+    description = table_module.describe(client, table_name)
+    if description is None:
+        return f"Creating table {table_name}…"
+    parts = [f"table {description.get('TableStatus')}"]
+    for index in description.get("VectorIndexes", []):
+        state = index.get("IndexStatus")
+        if index.get("Backfilling"):
+            state = f"{state}, backfilling"
+        parts.append(f"index {index.get('IndexName')} {state}")
+    return f"{table_name}: " + "; ".join(parts)
+
+
+@app.command()
+@friendly
+def status(
+    table: TableOpt = None,
+    region: RegionOpt = None,
+    endpoint_url: EndpointOpt = None,
+    profile: ProfileOpt = None,
+    exact: Annotated[
+        bool, typer.Option(help="Count memories with a full Scan (costly on big tables).")
+    ] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Show the table, its vector index, its size and namespaces."""
+    target = Target.of(table, region, endpoint_url, profile, json_out)
+    info = table_status(target.store(index=False), exact=exact)
+    if json_out:
+        _print_json(info)
+        return
+    grid = Table(title=f"Table {info['table']}", show_header=False, title_justify="left")
+    grid.add_column(style="bold")
+    grid.add_column()
+    grid.add_row("status", str(info["status"]))
+    grid.add_row("region / endpoint", f"{info['region']} / {info['endpoint']}")
+    grid.add_row("rows (approximate)", str(info["rows"]))
+    if "memories" in info:
+        grid.add_row("memories", str(info["memories"]))
+    grid.add_row("namespaces", str(info["namespaces"]))
+    grid.add_row("stream", str(info["stream"] or "off"))
+    grid.add_row("TTL", str(info["ttl"]))
+    for index in info["vector_indexes"] or [None]:
+        if index is None:
+            grid.add_row("vector index", "none (dynamodb-memory setup --embed ... adds one)")
+            continue
+        backfill = ", backfilling" if index["backfilling"] else ""
+        grid.add_row(
+            f"vector index {index['name']}",
+            f"{index['status']}{backfill}, {index['dims']} dims, {index['distance']}",
+        )
+    console.print(grid)
+
+
+# ------------------------------------------------------------------------------ memories
+
+
+@app.command("ls")
+@friendly
+def list_namespaces(
+    prefix: Annotated[str, typer.Argument(help="Namespace prefix, e.g. memories.acme")] = "",
+    depth: Annotated[int | None, typer.Option(help="Truncate namespaces to this depth.")] = None,
+    limit: Annotated[int, typer.Option(help="At most this many namespaces.")] = 1000,
+    table: TableOpt = None,
+    region: RegionOpt = None,
+    endpoint_url: EndpointOpt = None,
+    profile: ProfileOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """List namespaces (under PREFIX)."""
+    target = Target.of(table, region, endpoint_url, profile, json_out)
+    namespaces = target.store(index=False).list_namespaces(
+        prefix=parse_namespace(prefix) or None, max_depth=depth, limit=limit
+    )
+    if json_out:
+        _print_json([list(ns) for ns in namespaces])
+        return
+    for namespace in namespaces:
+        console.print(".".join(namespace))
+
+
+@app.command()
+@friendly
+def get(
+    namespace: Annotated[str, typer.Argument(help="e.g. memories.acme-corp.user-8812")],
+    key: str,
+    table: TableOpt = None,
+    region: RegionOpt = None,
+    endpoint_url: EndpointOpt = None,
+    profile: ProfileOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Print one memory; exit 1 when there is none."""
+    target = Target.of(table, region, endpoint_url, profile, json_out)
+    item = target.store(index=False).get(parse_namespace(namespace), key, refresh_ttl=False)
+    if item is None:
+        raise CliError(f"No item {key!r} in namespace {namespace!r}.", NOT_FOUND)
+    if json_out:
+        _print_json(item_json(item))
+    else:
+        console.print_json(_value_text(item.value))
+
+
+@app.command()
+@friendly
+def put(
+    namespace: Annotated[str, typer.Argument(help="e.g. memories.acme-corp.user-8812")],
+    key: str,
+    value: Annotated[str, typer.Argument(help='JSON object, e.g. \'{"text": "..."}\'')],
+    ttl: Annotated[float | None, typer.Option(help="Expire after this many minutes.")] = None,
+    no_index: Annotated[bool, typer.Option("--no-index", help="Store without embedding.")] = False,
+    table: TableOpt = None,
+    region: RegionOpt = None,
+    endpoint_url: EndpointOpt = None,
+    profile: ProfileOpt = None,
+    embed: EmbedOpt = None,
+    dims: DimsOpt = None,
+    fields: FieldsOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Write a memory (embedded when an embedding model is configured)."""
+    target = Target.of(
+        table, region, endpoint_url, profile, json_out, embed=embed, dims=dims, fields=fields
+    )
+    data = json.loads(value)
+    if not isinstance(data, dict):
+        raise CliError(f"The value must be a JSON object, got {type(data).__name__}: {value}")
+    store = target.store()
+    ns = parse_namespace(namespace)
+    store.put(ns, key, data, index=False if no_index else None, ttl=ttl)
+    if json_out:
+        _print_json({"namespace": list(ns), "key": key, "written": True})
+    else:
+        console.print(f"[green]✓[/] put {namespace} {key}")
+
+
+@app.command()
+@friendly
+def rm(
+    namespace: Annotated[str, typer.Argument(help="e.g. memories.acme-corp.user-8812")],
+    key: str,
+    table: TableOpt = None,
+    region: RegionOpt = None,
+    endpoint_url: EndpointOpt = None,
+    profile: ProfileOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Delete a memory; exit 1 when there was none."""
+    target = Target.of(table, region, endpoint_url, profile, json_out)
+    store = target.store(index=False)
+    ns = parse_namespace(namespace)
+    if store.get(ns, key, refresh_ttl=False) is None:
+        raise CliError(f"No item {key!r} in namespace {namespace!r}.", NOT_FOUND)
+    store.delete(ns, key)
+    if json_out:
+        _print_json({"namespace": list(ns), "key": key, "deleted": True})
+    else:
+        console.print(f"[green]✓[/] deleted {namespace} {key}")
+
+
+@app.command()
+@friendly
+def search(
+    prefix: Annotated[str, typer.Argument(help="Namespace prefix; empty: the whole store.")] = "",
+    query: Annotated[
+        str | None, typer.Option("--query", "-q", help="Semantic query (needs --embed).")
+    ] = None,
+    filter_json: Annotated[
+        str | None, typer.Option("--filter", help='JSON filter, e.g. \'{"seats": {"$gte": 10}}\'')
+    ] = None,
+    limit: Annotated[int, typer.Option(help="At most this many results.")] = 10,
+    offset: Annotated[int, typer.Option(help="Skip this many results.")] = 0,
+    table: TableOpt = None,
+    region: RegionOpt = None,
+    endpoint_url: EndpointOpt = None,
+    profile: ProfileOpt = None,
+    embed: EmbedOpt = None,
+    dims: DimsOpt = None,
+    fields: FieldsOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Search memories under PREFIX, by filter and/or semantic query."""
+    target = Target.of(
+        table, region, endpoint_url, profile, json_out, embed=embed, dims=dims, fields=fields
+    )
+    if query and not target.settings.embed:
+        raise CliError(
+            "A semantic --query needs the embedding model the table was set up with: "
+            "pass --embed (e.g. bedrock:amazon.titan-embed-text-v2:0) or set "
+            "DYNAMODB_MEMORY_EMBED."
+        )
+    filters = json.loads(filter_json) if filter_json else None
+    if filters is not None and not isinstance(filters, dict):
+        raise CliError(f"--filter must be a JSON object, got: {filter_json}")
+    hits = target.store(index=bool(query)).search(
+        parse_namespace(prefix),
+        query=query,
+        filter=filters,
+        limit=limit,
+        offset=offset,
+        refresh_ttl=False,
+    )
+    if json_out:
+        _print_json([item_json(hit, hit.score) for hit in hits])
+        return
+    grid = Table(title=f"{len(hits)} result(s)", title_justify="left")
+    if query:
+        grid.add_column("score", justify="right")
+    grid.add_column("namespace")
+    grid.add_column("key")
+    grid.add_column("value", overflow="fold")
+    for hit in hits:
+        cells = [".".join(hit.namespace), hit.key, _value_text(hit.value)]
+        grid.add_row(*([f"{hit.score:.3f}"] if query else []), *cells)
+    console.print(grid)
+
+
+# ------------------------------------------------------------------------------ export / import
+
+
+@app.command("export")
+@friendly
+def export_items(
+    prefix: Annotated[str, typer.Argument(help="Namespace prefix; empty: the whole store.")] = "",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
+    ] = None,
+    table: TableOpt = None,
+    region: RegionOpt = None,
+    endpoint_url: EndpointOpt = None,
+    profile: ProfileOpt = None,
+) -> None:
+    """Write every memory under PREFIX as JSON Lines (namespace, key, value, timestamps)."""
+    target = Target.of(table, region, endpoint_url, profile, False)
+    store = target.store(index=False)
+    ns = parse_namespace(prefix)
+    if output is None:
+        count = transfer.export_lines(store, ns, sys.stdout)
+    else:
+        with output.open("w") as out:
+            count = transfer.export_lines(store, ns, out)
+        stderr.print(f"[green]✓[/] exported {count} memories to {output}")
+
+
+@app.command("import")
+@friendly
+def import_items(
+    source: Annotated[Path, typer.Argument(help="JSON Lines file ('-' for stdin).")],
+    table: TableOpt = None,
+    region: RegionOpt = None,
+    endpoint_url: EndpointOpt = None,
+    profile: ProfileOpt = None,
+    embed: EmbedOpt = None,
+    dims: DimsOpt = None,
+    fields: FieldsOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Write memories from JSON Lines (as `export` writes them: namespace, key, value)."""
+    target = Target.of(
+        table, region, endpoint_url, profile, json_out, embed=embed, dims=dims, fields=fields
+    )
+    store = target.store()
+    if str(source) == "-":
+        count = transfer.import_lines(store, sys.stdin)
+    else:
+        with source.open() as lines:
+            count = transfer.import_lines(store, lines)
+    if json_out:
+        _print_json({"imported": count})
+    else:
+        console.print(f"[green]✓[/] imported {count} memories into {target.table}")

@@ -1,0 +1,98 @@
+"""User errors as one readable line and an exit code, never a traceback."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+import typer
+from botocore.exceptions import (
+    ClientError,
+    EndpointConnectionError,
+    NoCredentialsError,
+    NoRegionError,
+    PartialCredentialsError,
+    ProfileNotFound,
+)
+from langgraph.store.base import InvalidNamespaceError
+from rich.console import Console
+
+from ..config import ConfigError
+from ..errors import TableNotFoundError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# Exit codes (documented in the README).
+NOT_FOUND = 1
+BAD_INPUT = 2
+ENVIRONMENT = 3
+
+stderr = Console(stderr=True)
+
+
+class CliError(Exception):
+    """An error to show the user as is, with its exit code."""
+
+    def __init__(self, message: str, code: int = BAD_INPUT) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def explain(error: BaseException) -> tuple[str, int] | None:
+    """The message and exit code for an error the user can fix; None for a bug."""
+    if isinstance(error, CliError):
+        return str(error), error.code
+    if isinstance(error, TableNotFoundError):
+        return f"{error}\nCreate it with: dynamodb-memory setup", ENVIRONMENT
+    if isinstance(error, NoCredentialsError | PartialCredentialsError):
+        return (
+            "No AWS credentials found. For the local endpoint any will do: export "
+            "AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing (serve prints them). "
+            "For AWS: pass --profile or configure credentials.",
+            ENVIRONMENT,
+        )
+    if isinstance(error, NoRegionError):
+        return "No AWS region: pass --region us-east-1 or set AWS_DEFAULT_REGION.", ENVIRONMENT
+    if isinstance(error, ProfileNotFound):
+        return f"{error}. Check --profile / AWS_PROFILE.", ENVIRONMENT
+    if isinstance(error, EndpointConnectionError):
+        return (
+            f"{error}. Is the endpoint running (dynamodb-memory serve)? "
+            "Check --endpoint-url / AWS_ENDPOINT_URL.",
+            ENVIRONMENT,
+        )
+    if isinstance(error, ClientError):
+        detail = error.response.get("Error", {})
+        return f"AWS error {detail.get('Code')}: {detail.get('Message')}", ENVIRONMENT
+    if isinstance(error, ConfigError):
+        return str(error), BAD_INPUT
+    if isinstance(error, json.JSONDecodeError):
+        return f"Not valid JSON: {error}", BAD_INPUT
+    if isinstance(error, OSError):
+        return f"{error.strerror or error}: {error.filename}", BAD_INPUT
+    if isinstance(error, InvalidNamespaceError | ValueError | ImportError):
+        return str(error), BAD_INPUT
+    return None
+
+
+def friendly(command: Callable[P, R]) -> Callable[P, R]:
+    """Run `command`, turning user errors into `Error: ...` on stderr and an exit code."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except Exception as error:
+            explained = explain(error)
+            if explained is None:
+                raise
+            message, code = explained
+            stderr.print(f"[bold red]Error:[/] {message}", highlight=False, soft_wrap=True)
+            raise typer.Exit(code) from None
+
+    return wrapper

@@ -1,0 +1,69 @@
+"""What `status` reports about a table: its state, indexes, size and namespaces."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dynamo, table
+from ..errors import TableNotFoundError
+from ..keys import ITEM_PREFIX, SK
+from ..store import DynamoDBStore
+
+MAX_NAMESPACES = 1_000_000
+
+
+def table_status(store: DynamoDBStore, *, exact: bool) -> dict[str, Any]:
+    """The table's state; with `exact`, the memory count from a full Scan (costly on a big
+    table; otherwise DynamoDB's approximate ItemCount of all rows)."""
+    client = store.client
+    description = table.describe(client, store.table_name)
+    if description is None:
+        raise TableNotFoundError(
+            f"DynamoDB table {store.table_name!r} was not found in region "
+            f"{client.meta.region_name} (endpoint {client.meta.endpoint_url})."
+        )
+    ttl = client.describe_time_to_live(TableName=store.table_name)["TimeToLiveDescription"]
+    stream = description.get("StreamSpecification") or {}
+    status: dict[str, Any] = {
+        "table": store.table_name,
+        "region": client.meta.region_name,
+        "endpoint": client.meta.endpoint_url,
+        "status": description.get("TableStatus"),
+        "rows": description.get("ItemCount"),
+        "stream": stream.get("StreamViewType") if stream.get("StreamEnabled") else None,
+        "ttl": f"{ttl.get('TimeToLiveStatus')} on {ttl.get('AttributeName')}"
+        if ttl.get("AttributeName")
+        else ttl.get("TimeToLiveStatus"),
+        "vector_indexes": [
+            {
+                "name": index.get("IndexName"),
+                "status": index.get("IndexStatus"),
+                "backfilling": bool(index.get("Backfilling")),
+                "dims": index.get("Dimensions"),
+                "distance": index.get("DistanceFunction"),
+            }
+            for index in description.get("VectorIndexes", [])
+        ],
+        "namespaces": len(store.list_namespaces(limit=MAX_NAMESPACES)),
+    }
+    if exact:
+        status["memories"] = count_memories(client, store.table_name)
+    return status
+
+
+def count_memories(client: Any, table_name: str) -> int:
+    """Stored items (not registry or extra-vector rows), by a full-table Scan."""
+    count = 0
+    request: dict[str, Any] = {
+        "TableName": table_name,
+        "Select": "COUNT",
+        "FilterExpression": "begins_with(#sk, :item)",
+        "ExpressionAttributeNames": {"#sk": SK},
+        "ExpressionAttributeValues": dynamo.serialize({":item": ITEM_PREFIX}),
+    }
+    while True:
+        response = client.scan(**request)
+        count += int(response["Count"])
+        if "LastEvaluatedKey" not in response:
+            return count
+        request["ExclusiveStartKey"] = response["LastEvaluatedKey"]

@@ -1,0 +1,107 @@
+"""Which table the command works on, from the common options over the configured settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import typer
+from langgraph.store.base import Item
+
+from ..config import StoreSettings, load_settings
+from ..keys import Namespace
+from ..store import DynamoDBStore
+from .errors import ENVIRONMENT, CliError
+
+TableOpt = Annotated[
+    str | None, typer.Option("--table", "-t", help="Table name [env DYNAMODB_MEMORY_TABLE].")
+]
+RegionOpt = Annotated[str | None, typer.Option(help="AWS region [env AWS_DEFAULT_REGION].")]
+EndpointOpt = Annotated[
+    str | None,
+    typer.Option(help="DynamoDB endpoint, e.g. the one serve prints [env AWS_ENDPOINT_URL]."),
+]
+ProfileOpt = Annotated[str | None, typer.Option(help="AWS profile [env AWS_PROFILE].")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+EmbedOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Embedding model: bedrock:<model id>, local:minilm, lexical "
+        "[env DYNAMODB_MEMORY_EMBED]. Needed for semantic search and the vector index."
+    ),
+]
+DimsOpt = Annotated[int | None, typer.Option(help="Embedding dimensions (known models: auto).")]
+FieldsOpt = Annotated[
+    str | None, typer.Option(help="Comma-separated value paths to embed (default: $).")
+]
+
+
+@dataclass(frozen=True)
+class Target:
+    """The settings one command runs with, and whether it prints JSON."""
+
+    settings: StoreSettings
+    json: bool
+
+    @classmethod
+    def of(
+        cls,
+        table: str | None,
+        region: str | None,
+        endpoint_url: str | None,
+        profile: str | None,
+        json_out: bool,
+        *,
+        embed: str | None = None,
+        dims: int | None = None,
+        fields: str | None = None,
+    ) -> Target:
+        settings = load_settings().with_overrides(
+            table=table,
+            region=region,
+            endpoint_url=endpoint_url,
+            profile=profile,
+            embed=embed,
+            dims=dims,
+            fields=tuple(f.strip() for f in fields.split(",") if f.strip()) if fields else None,
+        )
+        return cls(settings, json_out)
+
+    @property
+    def table(self) -> str:
+        return self.settings.table
+
+    def store(self, *, index: bool = True) -> DynamoDBStore:
+        """A store on the target table (with the configured index unless `index` is off)."""
+        settings = self.settings if index else self.settings.with_overrides(embed="")
+        if not (settings.region or settings.session().region_name):
+            raise CliError(
+                "No AWS region: pass --region us-east-1 or set AWS_DEFAULT_REGION.", ENVIRONMENT
+            )
+        kwargs = settings.store_kwargs()
+        if not settings.embed:
+            kwargs.pop("index", None)
+        return DynamoDBStore(settings.table, **kwargs)
+
+    def client(self) -> Any:
+        """The DynamoDB client of a key-value store on the target."""
+        return self.store(index=False).client
+
+
+def parse_namespace(text: str) -> Namespace:
+    """`memories.acme.u1` -> ("memories", "acme", "u1"); "" -> () (the whole store)."""
+    return tuple(text.split(".")) if text else ()
+
+
+def item_json(item: Item, score: float | None = None) -> dict[str, Any]:
+    """An item as JSON output (and as an export line)."""
+    data: dict[str, Any] = {
+        "namespace": list(item.namespace),
+        "key": item.key,
+        "value": item.value,
+        "created_at": item.created_at.isoformat(),
+        "updated_at": item.updated_at.isoformat(),
+    }
+    if score is not None:
+        data["score"] = score
+    return data

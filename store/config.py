@@ -1,0 +1,221 @@
+"""Where a store lives and how it embeds, read from keywords, the environment or a file.
+
+One place that the CLI and the Agent Server factory (`langgraph.json`) share. Each setting
+comes from the first of: an explicit keyword, an environment variable, the config file
+(`DYNAMODB_MEMORY_CONFIG`, JSON or TOML), the default.
+
+| setting | environment | file key | default |
+| --- | --- | --- | --- |
+| table | `DYNAMODB_MEMORY_TABLE` | `table` | `agent-memory` |
+| region | `DYNAMODB_MEMORY_REGION`, `AWS_REGION` | `region` | boto3's |
+| endpoint URL | `DYNAMODB_MEMORY_ENDPOINT_URL` | `endpoint_url` | boto3's |
+| profile | `DYNAMODB_MEMORY_PROFILE` | `profile` | boto3's |
+| embedding model | `DYNAMODB_MEMORY_EMBED` | `index.embed` | none: key-value only |
+| dimensions | `DYNAMODB_MEMORY_DIMS` | `index.dims` | the model's |
+| embedded fields | `DYNAMODB_MEMORY_FIELDS` (comma-separated) | `index.fields` | `$` |
+| embedding mode | `DYNAMODB_MEMORY_EMBED_ON` | `index.embed_on` | `write` |
+| default TTL (minutes) | `DYNAMODB_MEMORY_DEFAULT_TTL` | `ttl.default_ttl` | none |
+
+"boto3's" means boto3 decides as usual (`AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL`,
+`AWS_PROFILE`, the shared config files). Embedding models are named `bedrock:<model id>`
+(e.g. `bedrock:amazon.titan-embed-text-v2:0`), `local:minilm` (the `local-embeddings`
+extra), `lexical` (the emulation's stand-in, `testing` extra), or any provider string
+LangChain's `init_embeddings` accepts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import boto3
+from langchain_core.embeddings import Embeddings
+
+ENV_PREFIX = "DYNAMODB_MEMORY_"
+CONFIG_ENV = ENV_PREFIX + "CONFIG"
+DEFAULT_TABLE = "agent-memory"
+# Dimensions of the models named here, so `dims` can be left out for them.
+KNOWN_DIMS = {
+    "bedrock:amazon.titan-embed-text-v2:0": 1024,
+    "bedrock:amazon.titan-embed-text-v1": 1536,
+    "bedrock:cohere.embed-english-v3": 1024,
+    "bedrock:cohere.embed-multilingual-v3": 1024,
+    "local:minilm": 384,
+    "lexical": 1024,
+}
+
+
+class ConfigError(ValueError):
+    """A setting is missing or malformed; the message names it and where it came from."""
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    """Everything needed to build a `DynamoDBStore`."""
+
+    table: str = DEFAULT_TABLE
+    region: str | None = None
+    endpoint_url: str | None = None
+    profile: str | None = None
+    embed: str | None = None
+    dims: int | None = None
+    fields: tuple[str, ...] = ()
+    embed_on: str | None = None
+    default_ttl: float | None = None
+    index_extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def with_overrides(self, **values: Any) -> StoreSettings:
+        """These settings with every non-None keyword applied."""
+        return replace(self, **{k: v for k, v in values.items() if v is not None})
+
+    def session(self) -> boto3.Session:
+        """A boto3 session for this profile and region."""
+        return boto3.Session(profile_name=self.profile, region_name=self.region)
+
+    def index_config(self) -> dict[str, Any] | None:
+        """The store's `index` argument, or None without an embedding model."""
+        if not self.embed:
+            return None
+        dims = self.dims or KNOWN_DIMS.get(self.embed)
+        if dims is None:
+            raise ConfigError(
+                f"Embedding model {self.embed!r} needs its dimension count: set "
+                f"{ENV_PREFIX}DIMS (or index.dims in the config file, --dims on the CLI)."
+            )
+        config: dict[str, Any] = {
+            **self.index_extra,
+            "dims": dims,
+            "embed": self.embeddings(),
+        }
+        if self.fields:
+            config["fields"] = list(self.fields)
+        if self.embed_on:
+            config["embed_on"] = self.embed_on
+        return config
+
+    def embeddings(self) -> Embeddings:
+        """The LangChain embeddings the `embed` name stands for."""
+        assert self.embed
+        return resolve_embeddings(self.embed, self)
+
+    def store_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for `DynamoDBStore(table, **kwargs)`."""
+        kwargs: dict[str, Any] = {
+            "region_name": self.region,
+            "endpoint_url": self.endpoint_url,
+            "boto3_session": self.session(),
+        }
+        index = self.index_config()
+        if index:
+            kwargs["index"] = index
+        if self.default_ttl:
+            kwargs["ttl"] = {"default_ttl": self.default_ttl, "refresh_on_read": True}
+        return kwargs
+
+
+def resolve_embeddings(name: str, settings: StoreSettings) -> Embeddings:
+    """Embeddings for a model name (see the module docstring for the names)."""
+    if name.startswith("bedrock:"):
+        from langchain_aws import BedrockEmbeddings
+
+        return BedrockEmbeddings(
+            model_id=name.removeprefix("bedrock:"),
+            region_name=settings.region or settings.session().region_name,
+            credentials_profile_name=settings.profile,
+            # The local emulation serves Bedrock at the DynamoDB endpoint; boto3's
+            # AWS_ENDPOINT_URL* variables apply when no endpoint is set here.
+            endpoint_url=settings.endpoint_url,
+        )
+    if name == "local:minilm":
+        from .local_embeddings import MiniLMEmbeddings
+
+        return MiniLMEmbeddings()
+    if name == "lexical":
+        try:
+            from .testing.embedder import LexicalEmbeddings
+        except ImportError as error:
+            raise ConfigError(
+                "The 'lexical' embedder comes with the testing extra: "
+                "pip install 'langgraph-dynamodb-memory[testing]'"
+            ) from error
+        return LexicalEmbeddings(dims=settings.dims or KNOWN_DIMS["lexical"])
+    from langgraph.store.base import ensure_embeddings
+
+    try:
+        return ensure_embeddings(name)
+    except Exception as error:
+        raise ConfigError(
+            f"Cannot load embedding model {name!r} ({error}). Use bedrock:<model id>, "
+            "local:minilm, lexical, or a provider string LangChain's init_embeddings knows."
+        ) from error
+
+
+def load_settings(path: str | os.PathLike[str] | None = None) -> StoreSettings:
+    """Settings from the config file (`path`, else `DYNAMODB_MEMORY_CONFIG`), overridden
+    by the `DYNAMODB_MEMORY_*` environment variables."""
+    path = path or os.environ.get(CONFIG_ENV)
+    settings = _from_file(Path(path)) if path else StoreSettings()
+    return settings.with_overrides(**_from_env(os.environ))
+
+
+def _from_file(path: Path) -> StoreSettings:
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise ConfigError(f"Cannot read config file {path}: {error.strerror}") from error
+    try:
+        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"Config file {path} is not valid {path.suffix[1:]}: {error}") from error
+    if not isinstance(data, dict):
+        raise ConfigError(f"Config file {path} must hold an object of settings")
+    known = {"table", "region", "endpoint_url", "profile", "index", "ttl"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(f"Config file {path}: unknown key(s) {unknown}; known: {sorted(known)}")
+    index = dict(data.get("index") or {})
+    ttl = dict(data.get("ttl") or {})
+    fields = index.pop("fields", None)
+    return StoreSettings(
+        table=data.get("table", DEFAULT_TABLE),
+        region=data.get("region"),
+        endpoint_url=data.get("endpoint_url"),
+        profile=data.get("profile"),
+        embed=index.pop("embed", None),
+        dims=index.pop("dims", None),
+        fields=tuple([fields] if isinstance(fields, str) else fields or ()),
+        embed_on=index.pop("embed_on", None),
+        default_ttl=ttl.get("default_ttl"),
+        index_extra=index,
+    )
+
+
+def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    def get(name: str) -> str | None:
+        return env.get(ENV_PREFIX + name) or None
+
+    dims = get("DIMS")
+    ttl = get("DEFAULT_TTL")
+    fields = get("FIELDS")
+    try:
+        return {
+            "table": get("TABLE"),
+            "region": get("REGION") or env.get("AWS_REGION") or None,
+            "endpoint_url": get("ENDPOINT_URL"),
+            "profile": get("PROFILE"),
+            "embed": get("EMBED"),
+            "dims": int(dims) if dims else None,
+            "fields": tuple(f.strip() for f in fields.split(",") if f.strip()) if fields else None,
+            "embed_on": get("EMBED_ON"),
+            "default_ttl": float(ttl) if ttl else None,
+        }
+    except ValueError as error:
+        raise ConfigError(
+            f"{ENV_PREFIX}DIMS must be an integer and {ENV_PREFIX}DEFAULT_TTL a number "
+            f"of minutes ({error})"
+        ) from error

@@ -1,0 +1,159 @@
+"""Every command against a `serve` subprocess: --json output, tables, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import Cli, Server
+
+NS = "memories.acme-corp.user-8812"
+LEXICAL = ("--embed", "lexical")
+
+
+@pytest.fixture(scope="module")
+def table(cli: Cli) -> str:
+    """A table set up with a vector index and the worked example's memories."""
+    done = cli.json("setup", "--table", "mem", *LEXICAL)
+    assert done["vector_indexes"] == ["memory-vectors"]
+    for key, text, source in [
+        ("mem-1", "Account runs a proxy that closes idle sockets after 60 seconds", "ticket-4471"),
+        ("mem-2", "Customer prefers email, asked not to be called by phone", "ticket-4471"),
+        ("mem-3", "Uses a custom build of the SDK pinned to version 2.14", "ticket-4502"),
+    ]:
+        value = json.dumps({"text": text, "source": source, "score": 0.5})
+        assert cli.json("put", "--table", "mem", *LEXICAL, NS, key, value)["written"]
+    cli.json("put", "--table", "mem", "--no-index", "memories.globex.user-1", "p", '{"seats": 3}')
+    return "mem"
+
+
+def test_serve_says_how_to_connect(server: Server) -> None:
+    ready = server.ready
+    assert ready["url"].startswith("http://127.0.0.1:")
+    assert f"AWS_ENDPOINT_URL={server.url}" in ready["env"]
+    assert "AWS_ACCESS_KEY_ID=testing" in ready["env"] and "AWS_DEFAULT_REGION=" in ready["env"]
+    assert f'endpoint_url="{server.url}"' in ready["python"]
+    assert ready["aws_cli"].startswith(f"aws dynamodb list-tables --endpoint-url {server.url}")
+
+
+def test_status_reports_the_table_and_index(cli: Cli, table: str) -> None:
+    status = cli.json("status", "--table", table, "--exact")
+    assert status["status"] == "ACTIVE"
+    assert status["vector_indexes"] == [
+        {
+            "name": "memory-vectors",
+            "status": "ACTIVE",
+            "backfilling": False,
+            "dims": 1024,
+            "distance": "COSINE",
+        }
+    ]
+    assert status["namespaces"] == 2
+    assert status["memories"] == 4
+    assert status["ttl"] == "ENABLED on expires_at"
+    human = cli("status", "--table", table)
+    assert human.exit_code == 0 and "memory-vectors" in human.stdout and "ACTIVE" in human.stdout
+
+
+def test_get_ls_search(cli: Cli, table: str) -> None:
+    item = cli.json("get", "--table", table, NS, "mem-1")
+    assert item["namespace"] == ["memories", "acme-corp", "user-8812"]
+    assert item["value"]["score"] == 0.5  # a float stays a float
+    assert cli.json("ls", "--table", table) == [
+        ["memories", "acme-corp", "user-8812"],
+        ["memories", "globex", "user-1"],
+    ]
+    assert cli.json("ls", "--table", table, "memories", "--depth", "2") == [
+        ["memories", "acme-corp"],
+        ["memories", "globex"],
+    ]
+    hits = cli.json(
+        "search", "--table", table, *LEXICAL, "memories.acme-corp", "-q",
+        "connection drops after a minute of inactivity", "--limit", "2",
+    )  # fmt: skip
+    assert next(hit["key"] for hit in hits) == "mem-1" and len(hits) == 2
+    assert hits[0]["score"] > hits[1]["score"]
+    filtered = cli.json(
+        "search", "--table", table, "memories", "--filter", '{"source": "ticket-4502"}'
+    )
+    assert [hit["key"] for hit in filtered] == ["mem-3"]
+    table_view = cli("search", "--table", table, *LEXICAL, "memories", "-q", "proxy sockets")
+    assert table_view.exit_code == 0 and "score" in table_view.stdout
+
+
+def test_put_and_rm(cli: Cli, table: str) -> None:
+    cli.json("put", "--table", table, "--no-index", "scratch.a", "k", '{"n": 1}')
+    assert cli.json("rm", "--table", table, "scratch.a", "k")["deleted"]
+    missing = cli("rm", "--table", table, "scratch.a", "k")
+    assert missing.exit_code == 1 and "No item 'k'" in missing.stderr
+    assert ["scratch", "a"] not in cli.json("ls", "--table", table)
+
+
+def test_export_then_import_into_another_table(cli: Cli, table: str, tmp_path: Path) -> None:
+    dump = tmp_path / "acme.jsonl"
+    exported = cli("export", "--table", table, "memories.acme-corp", "-o", str(dump))
+    assert exported.exit_code == 0, exported.stderr
+    lines = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert sorted(line["key"] for line in lines) == ["mem-1", "mem-2", "mem-3"]
+    cli.json("setup", "--table", "copy", *LEXICAL)
+    assert cli.json("import", "--table", "copy", *LEXICAL, str(dump)) == {"imported": 3}
+    again = cli.json("get", "--table", "copy", NS, "mem-2")
+    assert again["value"] == next(line["value"] for line in lines if line["key"] == "mem-2")
+    hits = cli.json("search", "--table", "copy", *LEXICAL, NS, "-q", "idle sockets proxy")
+    assert hits[0]["key"] == "mem-1"
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "says"),
+    [
+        (("get", NS, "nope"), 1, "No item 'nope'"),
+        (("status", "--table", "absent"), 3, "dynamodb-memory setup"),
+        (("get", "--table", "absent", NS, "k"), 3, "dynamodb-memory setup"),
+        (("put", NS, "k", "{not json"), 2, "Not valid JSON"),
+        (("put", NS, "k", "[1, 2]"), 2, "must be a JSON object"),
+        (("search", "memories", "--filter", "{oops"), 2, "Not valid JSON"),
+        (("get", "memories..x", "k"), 2, "label"),
+        (("search", "memories", "-q", "anything"), 2, "--embed"),
+        (("import", "/nonexistent/file.jsonl"), 2, "No such file"),
+    ],
+)
+def test_user_errors_exit_non_zero_without_traceback(
+    cli: Cli, table: str, args: tuple[str, ...], code: int, says: str
+) -> None:
+    result = cli(*args, env={"DYNAMODB_MEMORY_TABLE": table})
+    assert result.exit_code == code, result.stdout + result.stderr
+    assert says in result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_missing_credentials_and_region_are_explained(cli: Cli, tmp_path: Path) -> None:
+    nowhere = str(tmp_path / "none")
+    no_credentials = {
+        "AWS_ACCESS_KEY_ID": "",
+        "AWS_SECRET_ACCESS_KEY": "",
+        "AWS_SESSION_TOKEN": "",
+        "AWS_SHARED_CREDENTIALS_FILE": nowhere,
+        "AWS_CONFIG_FILE": nowhere,
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+    result = cli("status", env=no_credentials)
+    assert result.exit_code == 3 and "No AWS credentials" in result.stderr
+    result = cli("status", env={"AWS_DEFAULT_REGION": "", "AWS_CONFIG_FILE": nowhere})
+    assert result.exit_code == 3 and "No AWS region" in result.stderr
+
+
+def test_console_script_and_module_run_without_traceback(server: Server) -> None:
+    env = {**os.environ, **server.env()}
+    script = Path(sys.executable).parent / "dynamodb-memory"
+    for command in ([str(script)], [sys.executable, "-m", "langgraph.store.dynamodb"]):
+        done = subprocess.run(
+            [*command, "get", "--table", "absent", NS, "k"],
+            capture_output=True, text=True, env=env, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 3
+        assert "dynamodb-memory setup" in done.stderr and "Traceback" not in done.stderr

