@@ -14,9 +14,6 @@ from langgraph.store.base import (
     SearchOp,
 )
 from langgraph.store.dynamodb.keys import (
-    MAX_ITEM_KEY_BYTES,
-    MAX_NAMESPACE_BYTES,
-    MAX_SORT_KEY_BYTES,
     META_PK,
     REGISTRY_PK,
     decode_namespace,
@@ -121,7 +118,7 @@ def test_item_keys_round_trip(key: str) -> None:
         SearchOp(("a.b",)),
         SearchOp(("",)),
         ListNamespacesOp(match_conditions=(MatchCondition("prefix", ("a.b",)),)),
-        PutOp(("x" * (MAX_NAMESPACE_BYTES + 1),), "k", {"v": 1}),
+        PutOp(("x" * 1024,), "k", {"v": 1}),  # DynamoDB sort keys: 1024 bytes with the "."
     ],
 )
 def test_invalid_namespaces_are_rejected_on_every_op(op: object) -> None:
@@ -156,8 +153,8 @@ def test_a_bare_string_namespace_is_refused_with_the_fix(op: Any) -> None:
 
 
 def test_overlong_item_key_is_rejected_with_the_limit() -> None:
-    with pytest.raises(ValueError, match=str(MAX_ITEM_KEY_BYTES)):
-        validate_op(PutOp(("a",), "k" * (MAX_ITEM_KEY_BYTES + 1), {"v": 1}))
+    with pytest.raises(ValueError, match="1023 bytes; the limit is 1022 bytes"):
+        validate_op(PutOp(("a",), "k" * 1023, {"v": 1}))  # 1024-byte sort key with "k#"
 
 
 def test_valid_ops_pass() -> None:
@@ -174,14 +171,14 @@ item_key = st.text(st.characters(blacklist_categories=("Cs",)), max_size=600)
 def test_recency_keys_fit_and_order_by_stamp_then_key(a: str, b: str) -> None:
     later = "2026-11-30T06:46:17.123457+00:00"
     for key in (a, b):
-        assert len(recency_sort_key(STAMP, key).encode()) <= MAX_SORT_KEY_BYTES
+        assert len(recency_sort_key(STAMP, key).encode()) <= 1024  # DynamoDB's sort key limit
         assert recency_sort_key(later, key) > recency_sort_key(STAMP, a)
     if len(a.encode()) <= 900 and len(b.encode()) <= 900:
         assert (recency_sort_key(STAMP, a) < recency_sort_key(STAMP, b)) == (a < b)
 
 
 def test_recency_keys_of_the_longest_keys_fit_and_stay_distinct() -> None:
-    a = "é" * (MAX_ITEM_KEY_BYTES // 2)
+    a = "é" * 511  # 1022 bytes: the longest item key
     b = a[:-1] + "x"
-    assert len(recency_sort_key(STAMP, a).encode()) <= MAX_SORT_KEY_BYTES
+    assert len(recency_sort_key(STAMP, a).encode()) <= 1024  # DynamoDB's sort key limit
     assert recency_sort_key(STAMP, a) != recency_sort_key(STAMP, b)
