@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import json
 from collections.abc import Iterator
 
 import boto3
@@ -10,10 +10,11 @@ import pytest
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore, NamespaceFullError
 from langgraph.store.dynamodb.keys import MAX_ITEM_KEY_BYTES
+from langgraph.store.dynamodb.migration import copy_table
 from langgraph.store.dynamodb.recency import RECENCY_INDEX
 from langgraph.store.dynamodb.testing import mock_aws
 
-from tests.support import RequestCounter
+from tests.support import FakeClock, RequestCounter
 
 NS = ("memories", "u1")
 
@@ -42,18 +43,26 @@ def test_one_namespace_newest_first_and_an_overwrite_moves_to_the_front(
     assert keys(kv_store, NS) == ["b2", "f4", "a1"]
 
 
-def test_close_writes_are_ordered_by_time_and_ties_by_key(kv_store: DynamoDBStore) -> None:
-    # Writes well under a millisecond apart keep their order (microsecond stamps) ...
+def test_close_writes_are_ordered_by_time_and_ties_by_key(
+    kv_store: DynamoDBStore, clock: FakeClock
+) -> None:
+    # Writes a millisecond or a microsecond apart keep their order ...
     written = [f"k{i:02d}" for i in (5, 3, 9, 1, 7, 0, 8, 2, 6, 4)]
-    for key in written:
+    for n, key in enumerate(written):
+        clock.advance(0.001 if n % 2 else 0.000001)
         kv_store.put(NS, key, {"v": key})
     assert keys(kv_store, NS, limit=20) == written[::-1]
-    # ... and the puts of one batch, which share one stamp, tie-break by key, descending.
-    kv_store.batch([PutOp(("batch",), key, {"v": key}) for key in written])
-    everything = keys(kv_store, ("batch",), limit=20)
+    clock.advance(1)
+    # ... and writes at the same instant (one batch, or several writers) tie-break by key,
+    # descending, the same way on every read, so pages stay complete and disjoint.
+    kv_store.batch([PutOp(("tie",), key, {"v": key}) for key in written[:5]])
+    for key in written[5:]:
+        kv_store.put(("tie",), key, {"v": key})
+    everything = keys(kv_store, ("tie",), limit=20)
     assert everything == sorted(written, reverse=True)
-    pages = [keys(kv_store, ("batch",), limit=3, offset=o) for o in range(0, 12, 3)]
+    pages = [keys(kv_store, ("tie",), limit=3, offset=o) for o in range(0, 12, 3)]
     assert [key for page in pages for key in page] == everything
+    assert keys(kv_store, (), limit=20)[:10] == everything  # across namespaces too
 
 
 def test_prefix_merges_namespaces_newest_first_with_complete_disjoint_pages(
@@ -101,21 +110,34 @@ def ttl_store() -> Iterator[DynamoDBStore]:
 
 
 def test_expired_items_are_skipped_and_a_ttl_refresh_does_not_reorder(
-    ttl_store: DynamoDBStore,
+    ttl_store: DynamoDBStore, clock: FakeClock
 ) -> None:
     ttl_store.put(NS, "old", {"v": 1}, ttl=10.0)
-    ttl_store.put(NS, "short", {"v": 2}, ttl=1 / 60)
+    before = ttl_store.get(NS, "old", refresh_ttl=False)
+    expiry = _expires_at(ttl_store, "old")
+    clock.advance(1)
+    ttl_store.put(NS, "short", {"v": 2}, ttl=1.0)
+    clock.advance(1)
     ttl_store.put(NS, "new", {"v": 3}, ttl=10.0)
-    time.sleep(2.1)  # expiry is whole seconds, rounded up
+    clock.advance(61)
     # The expired item is hidden and the page is still filled from older items.
     assert keys(ttl_store, NS, limit=2) == ["new", "old"]
     assert keys(ttl_store, ("memories",), limit=2) == ["new", "old"]
-    before = ttl_store.get(NS, "old", refresh_ttl=False)
-    ttl_store.search(NS, refresh_ttl=True)
-    # A refresh slides the expiry, not `updated_at`: the order stays.
+    # Those searches refreshed what they read: the expiry slid, `updated_at` did not, so
+    # the order stays.
+    assert _expires_at(ttl_store, "old") > expiry
     assert keys(ttl_store, NS) == ["new", "old"]
     after = ttl_store.get(NS, "old", refresh_ttl=False)
     assert before is not None and after is not None and after.updated_at == before.updated_at
+
+
+def _expires_at(store: DynamoDBStore, key: str) -> int:
+    row = store.client.get_item(
+        TableName=store.table_name,
+        Key={"PK": {"S": ".".join(NS)}, "SK": {"S": "k#" + key}},
+        ConsistentRead=True,
+    )["Item"]
+    return int(row["expires_at"]["N"])
 
 
 def test_one_namespace_is_one_round_trip_reading_offset_plus_limit_items(
@@ -158,19 +180,7 @@ def test_a_prefix_past_max_fanout_is_refused(kv_store: DynamoDBStore) -> None:
 
 def test_a_table_without_the_recency_index_is_refused_with_a_migration_path() -> None:
     with mock_aws():
-        client = boto3.client("dynamodb", region_name="us-east-1")
-        client.create_table(
-            TableName="old",
-            AttributeDefinitions=[
-                {"AttributeName": "PK", "AttributeType": "S"},
-                {"AttributeName": "SK", "AttributeType": "S"},
-            ],
-            KeySchema=[
-                {"AttributeName": "PK", "KeyType": "HASH"},
-                {"AttributeName": "SK", "KeyType": "RANGE"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        _legacy_table(boto3.client("dynamodb", region_name="us-east-1"))
         store = DynamoDBStore("old", region_name="us-east-1")
         with pytest.raises(ValueError, match=r"no local secondary index 'recency'.*copy_table"):
             store.setup()
@@ -207,3 +217,50 @@ def test_a_full_namespace_refuses_growth_with_a_clear_error() -> None:
         assert keys(store, NS, limit=1) == ["after"]
         with pytest.raises(NamespaceFullError):
             store.batch([PutOp(NS, f"b{i}", {"text": "x" * 300}) for i in range(5)])
+
+
+def test_copy_table_moves_memories_from_a_table_without_the_index() -> None:
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        _legacy_table(client)
+        # Rows as a store before the recency index wrote them (stamps without padding).
+        for key, stamp in (
+            ("b", "2026-01-02T00:00:00+00:00"),
+            ("a", "2026-01-03T00:00:00.5+00:00"),
+        ):
+            client.put_item(
+                TableName="old",
+                Item={
+                    "PK": {"S": "memories.u1"},
+                    "SK": {"S": "k#" + key},
+                    "value": {"S": json.dumps({"k": key})},
+                    "created_at": {"S": stamp},
+                    "updated_at": {"S": stamp},
+                },
+            )
+        client.put_item(
+            TableName="old",
+            Item={"PK": {"S": "._namespaces"}, "SK": {"S": "memories.u1."}},
+        )
+        new = DynamoDBStore("new", region_name="us-east-1")
+        new.setup()
+        assert copy_table(client, "old", "new") == 3
+        assert keys(new, ("memories",)) == ["a", "b"]
+        assert new.list_namespaces() == [NS]
+        assert copy_table(client, "old", "new") == 3  # idempotent
+        assert keys(new, NS) == ["a", "b"]
+
+
+def _legacy_table(client: object) -> None:
+    client.create_table(  # type: ignore[attr-defined]
+        TableName="old",
+        AttributeDefinitions=[
+            {"AttributeName": "PK", "AttributeType": "S"},
+            {"AttributeName": "SK", "AttributeType": "S"},
+        ],
+        KeySchema=[
+            {"AttributeName": "PK", "KeyType": "HASH"},
+            {"AttributeName": "SK", "KeyType": "RANGE"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
