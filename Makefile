@@ -33,6 +33,7 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench.request_counts
+	$(PY) -m bench.recency
 	$(PY) -m bench.bench_search_vectors
 
 clean:

@@ -6,7 +6,8 @@ Namespaces `("bench", "t10", u)` (10 users) and `("bench", "t50", u)` (50 users)
 newest memories are spread over the namespaces. Each store then answers
 `search(ns, limit=10)` for one namespace and for both prefixes; every DynamoDB call is
 counted at botocore, with the items DynamoDB read to answer it (`ScannedCount`). An answer
-is "newest" when it is exactly the 10 most recently written memories, newest first.
+is "newest" when it is exactly the 10 most recently written memories, newest first; "other"
+is any other non-empty answer (both peers answer in key order).
 
 The key-ordered version is this store at `--baseline` (the commit before the recency
 index), imported from `git archive` as a separate package.
@@ -88,7 +89,7 @@ def measure(store: BaseStore, items: int) -> dict[str, tuple[int, int, str]]:
                 continue
         read = calls.pop(ITEMS_READ, 0)
         answer = [(tuple(r.namespace), r.key) for r in found]
-        order = "newest" if answer == newest else "other"
+        order = "newest" if answer == newest else "empty" if not answer else "other"
         figures[name] = (sum(calls.values()), read, order)
     return figures
 
