@@ -15,15 +15,31 @@ PAGE = 500
 
 
 def export_lines(store: BaseStore, prefix: Namespace, out: IO[str]) -> int:
-    """Write every item under `prefix` to `out`; returns how many."""
+    """Write every item under `prefix` to `out`, one namespace at a time (each newest
+    first), so a prefix over more namespaces than one search may cover still exports;
+    returns how many."""
     count = 0
+    for namespace in _namespaces(store, prefix):
+        offset = 0
+        while True:
+            page = store.search(namespace, limit=PAGE, offset=offset, refresh_ttl=False)
+            for item in page:
+                if tuple(item.namespace) == namespace:  # not the namespaces below it
+                    out.write(json.dumps(item_json(item), ensure_ascii=False) + "\n")
+                    count += 1
+            offset += len(page)
+            if len(page) < PAGE:
+                break
+    return count
+
+
+def _namespaces(store: BaseStore, prefix: Namespace) -> list[Namespace]:
+    found: list[Namespace] = []
     while True:
-        page = store.search(prefix, limit=PAGE, offset=count, refresh_ttl=False)
-        for item in page:
-            out.write(json.dumps(item_json(item), ensure_ascii=False) + "\n")
-        count += len(page)
+        page = store.list_namespaces(prefix=prefix or None, limit=PAGE, offset=len(found))
+        found += page
         if len(page) < PAGE:
-            return count
+            return found
 
 
 def import_lines(store: BaseStore, lines: Iterable[str]) -> int:
