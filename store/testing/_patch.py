@@ -18,10 +18,11 @@ from moto.core.serialize import BaseJSONSerializer
 from moto.dynamodb import urls as dynamodb_urls
 from moto.dynamodb.exceptions import ItemSizeTooLarge, RangeKeyTooLong
 from moto.dynamodb.models import DynamoDBBackend
-from moto.dynamodb.models.table import Table
+from moto.dynamodb.models.table import LocalSecondaryIndex, Table
 from moto.dynamodb.responses import DynamoHandler, DynamoResult
 
 from . import _collections as lsi
+from . import _lsi_fetch
 from . import _vector as v
 from ._errors import (
     ItemCollectionSizeLimitExceeded,
@@ -167,7 +168,8 @@ def _update_table(original: Callable[[DynamoHandler], ActionResult]) -> Any:
 
 
 def _check_index_name(original: Callable[[DynamoHandler], ActionResult]) -> Any:
-    """Query/Scan on a vector index is refused; on an unknown index, with AWS's message."""
+    """Query/Scan on a vector index is refused; on an unknown index, with AWS's message; on
+    a local secondary index, attributes it does not project are fetched from the table."""
 
     def action(self: DynamoHandler) -> ActionResult:
         index_name = self.body.get("IndexName")
@@ -180,7 +182,8 @@ def _check_index_name(original: Callable[[DynamoHandler], ActionResult]) -> Any:
                 raise ValidationError("Query operation not supported on this index type.")
             if table is not None and index_name not in {i.name for i in table.all_indexes()}:
                 raise ValidationError(f"The table does not have the specified index: {index_name}")
-        return original(self)
+        with _lsi_fetch.fetching(self.body):
+            return original(self)
 
     return action
 
@@ -333,6 +336,7 @@ def install() -> None:
     _wrap(DynamoHandler, "query", _check_index_name)
     _wrap(DynamoHandler, "scan", _check_index_name)
     _wrap(DynamoHandler, "batch_write_item", _batch_write_item)
+    _wrap(LocalSecondaryIndex, "project", _lsi_fetch.project)
     _wrap(Table, "describe", _describe)
     _wrap(Table, "put_item", _table_put_item)
     _wrap(Table, "delete_item", _table_delete_item)

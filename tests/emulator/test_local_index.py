@@ -73,6 +73,18 @@ def test_query_is_sparse_ordered_paged_and_projected(ddb: Any) -> None:
     assert "LastEvaluatedKey" not in rest
 
 
+def test_attributes_the_index_does_not_project_are_fetched_from_the_table(ddb: Any) -> None:
+    create(ddb)
+    ddb.put_item(TableName=TABLE, Item=item("a", "k", "r", value="v", other="o"))
+    named = newest(
+        ddb, "a", ProjectionExpression="SK, #o", ExpressionAttributeNames={"#o": "other"}
+    )
+    assert named["Items"] == [{"SK": {"S": "k"}, "other": {"S": "o"}}]
+    everything = newest(ddb, "a", Select="ALL_ATTRIBUTES")
+    assert set(everything["Items"][0]) == {"PK", "SK", "R", "value", "other"}
+    assert set(newest(ddb, "a")["Items"][0]) == {"PK", "SK", "R", "value"}  # projected only
+
+
 def test_an_unknown_index_is_named_as_aws_names_it(ddb: Any) -> None:
     create(ddb)
     with pytest.raises(ClientError, match="The table does not have the specified index: nope"):
