@@ -9,8 +9,9 @@ emulation's lexical stand-in. The screen says which ran.
 from __future__ import annotations
 
 import argparse
+import os
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
@@ -21,6 +22,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from . import DynamoDBStore, local_embeddings
+from .cli.status import count_memories
 from .demo_agent import Tenant, build_agent, last_reply, say
 
 TABLE = "agent-memory"
@@ -67,7 +69,11 @@ def choose_embeddings(choice: str) -> tuple[Embeddings, int, str]:
 
 def run(choice: str = "auto") -> None:
     """The scenario, printed for a person."""
-    from .testing import local_endpoint
+    # The consumer's Lambda logs and metrics (Powertools) would flood the screen here.
+    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+    from .consumer import FILTER_PATTERN, StreamConsumer
+    from .testing import local_endpoint, run_consumer
 
     started = time.monotonic()
     embeddings, dims, embedder_name = choose_embeddings(choice)
@@ -87,21 +93,40 @@ def run(choice: str = "auto") -> None:
             TABLE,
             region_name=REGION,
             endpoint_url=url,
-            index={"dims": dims, "embed": embeddings, "fields": ["text"]},
+            index={"dims": dims, "embed": embeddings, "fields": ["text"], "embed_on": "stream"},
         )
         store.setup()
-        console.print(f"Table {TABLE} with its vector index is ready at {url}\n")
-        agent = build_agent(model, store, InMemorySaver())
-        scenario(agent, store)
+        console.print(
+            f"Table {TABLE} with its vector index is ready at {url}; put() writes once and "
+            "the stream consumer embeds in the background (embed_on='stream')\n"
+        )
+        consumer = StreamConsumer(
+            TABLE, embeddings=embeddings, endpoint_url=url, region_name=REGION
+        )
+        with run_consumer(TABLE, consumer.handle, filter_patterns=[FILTER_PATTERN]) as embedder:
+            agent = build_agent(model, store, InMemorySaver())
+            scenario(agent, store, embedder)
     console.print(f"\n[dim]Done in {time.monotonic() - started:.1f} s.[/]")
 
 
-def scenario(agent: Any, store: DynamoDBStore) -> None:
+if TYPE_CHECKING:
+    from .testing import BackgroundConsumer
+
+
+def scenario(agent: Any, store: DynamoDBStore, embedder: BackgroundConsumer) -> None:
     console.rule("1. Thread t1: acme-corp / user-8812 tells the agent three things")
     for text in WORKED_EXAMPLE:
         _turn(agent, ACME, "t1", f"Remember: {text}")
     _turn(agent, ACME_OTHER, "t2", "Remember: Runs the SDK on Windows Server")
     _turn(agent, GLOBEX, "t3", "Remember: Prefers phone calls over email")
+
+    total, pending = count_memories(store.client, TABLE)
+    embedder.wait_until_idle()
+    _, left = count_memories(store.client, TABLE)
+    console.print(
+        f"[dim]Background embedding: {pending} of {total} memories still pending right after "
+        f"the turns; once the stream consumer caught up: {left} pending.[/]"
+    )
 
     console.rule("2. A new thread t4: the agent recalls by meaning, not by thread")
     state = _turn(agent, ACME, "t4", QUERY)

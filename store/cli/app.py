@@ -126,7 +126,7 @@ def setup(
     target = Target.of(
         table, region, endpoint_url, profile, json_out, embed=embed, dims=dims, fields=fields
     )
-    store = target.store()
+    store = target.store(index=bool(target.settings.embed))
     started = time.monotonic()
     if json_out:
         store.setup()
@@ -201,6 +201,7 @@ def status(
     grid.add_row("rows (approximate)", str(info["rows"]))
     if "memories" in info:
         grid.add_row("memories", str(info["memories"]))
+        grid.add_row("pending embeddings", str(info["pending_embeddings"]))
     grid.add_row("namespaces", str(info["namespaces"]))
     grid.add_row("stream", str(info["stream"] or "off"))
     grid.add_row("TTL", str(info["ttl"]))
@@ -213,6 +214,7 @@ def status(
             f"vector index {index['name']}",
             f"{index['status']}{backfill}, {index['dims']} dims, {index['distance']}",
         )
+        grid.add_row("pinned model", str(index["model"] or "none yet"))
     console.print(grid)
 
 
@@ -347,16 +349,17 @@ def search(
     target = Target.of(
         table, region, endpoint_url, profile, json_out, embed=embed, dims=dims, fields=fields
     )
-    if query and not target.settings.embed:
-        raise CliError(
-            "A semantic --query needs the embedding model the table was set up with: "
-            "pass --embed (e.g. bedrock:amazon.titan-embed-text-v2:0) or set "
-            "DYNAMODB_MEMORY_EMBED."
-        )
     filters = json.loads(filter_json) if filter_json else None
     if filters is not None and not isinstance(filters, dict):
         raise CliError(f"--filter must be a JSON object, got: {filter_json}")
-    hits = target.store(index=bool(query)).search(
+    store = target.store(index=bool(query))
+    if query and store.index_config is None:
+        raise CliError(
+            f"Table {target.table} has no pinned embedding model: pass --embed (e.g. "
+            "bedrock:amazon.titan-embed-text-v2:0) or set DYNAMODB_MEMORY_EMBED for a "
+            "semantic --query."
+        )
+    hits = store.search(
         parse_namespace(prefix),
         query=query,
         filter=filters,

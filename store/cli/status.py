@@ -5,16 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dynamo, table
+from ..embedding import PENDING
 from ..errors import TableNotFoundError
 from ..keys import ITEM_PREFIX, SK
+from ..model_pin import identity_of, read_pin
 from ..store import DynamoDBStore
 
 MAX_NAMESPACES = 1_000_000
 
 
 def table_status(store: DynamoDBStore, *, exact: bool) -> dict[str, Any]:
-    """The table's state; with `exact`, the memory count from a full Scan (costly on a big
-    table; otherwise DynamoDB's approximate ItemCount of all rows)."""
+    """The table's state; with `exact`, the memory and pending-embedding counts from a
+    full Scan (costly on a big table; otherwise DynamoDB's approximate ItemCount of all
+    rows)."""
     client = store.client
     description = table.describe(client, store.table_name)
     if description is None:
@@ -41,29 +44,34 @@ def table_status(store: DynamoDBStore, *, exact: bool) -> dict[str, Any]:
                 "backfilling": bool(index.get("Backfilling")),
                 "dims": index.get("Dimensions"),
                 "distance": index.get("DistanceFunction"),
+                "model": _pinned_model(client, store.table_name, index.get("IndexName")),
             }
             for index in description.get("VectorIndexes", [])
         ],
         "namespaces": len(store.list_namespaces(limit=MAX_NAMESPACES)),
     }
     if exact:
-        status["memories"] = count_memories(client, store.table_name)
+        status["memories"], status["pending_embeddings"] = count_memories(client, store.table_name)
     return status
 
 
-def count_memories(client: Any, table_name: str) -> int:
-    """Stored items (not registry or extra-vector rows), by a full-table Scan."""
-    count = 0
+def _pinned_model(client: Any, table_name: str, index_name: str) -> str | None:
+    pin = read_pin(client, table_name, index_name)
+    return str(identity_of(pin)) if pin else None
+
+
+def count_memories(client: Any, table_name: str) -> tuple[int, int]:
+    """Stored items (not registry, metadata or extra-vector rows) and how many of them
+    wait for the stream consumer to embed them, by a full-table Scan."""
+    memories = pending = 0
     request: dict[str, Any] = {
         "TableName": table_name,
-        "Select": "COUNT",
+        "ProjectionExpression": "#sk, #pending",
         "FilterExpression": "begins_with(#sk, :item)",
-        "ExpressionAttributeNames": {"#sk": SK},
+        "ExpressionAttributeNames": {"#sk": SK, "#pending": PENDING},
         "ExpressionAttributeValues": dynamo.serialize({":item": ITEM_PREFIX}),
     }
-    while True:
-        response = client.scan(**request)
-        count += int(response["Count"])
-        if "LastEvaluatedKey" not in response:
-            return count
-        request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    for page in client.get_paginator("scan").paginate(**request):
+        memories += len(page["Items"])
+        pending += sum(PENDING in item for item in page["Items"])
+    return memories, pending

@@ -9,9 +9,15 @@ import typer
 from langgraph.store.base import Item
 
 from ..config import StoreSettings, load_settings
+from ..errors import table_must_exist
+from ..index_config import DEFAULT_INDEX_NAME
 from ..keys import Namespace
+from ..model_pin import BEDROCK, identity_of, read_pin
 from ..store import DynamoDBStore
 from .errors import ENVIRONMENT, CliError
+
+LEXICAL_PROVIDER = "langgraph.store.dynamodb.testing.embedder.LexicalEmbeddings"
+MINILM_PROVIDER = "langgraph.store.dynamodb.local_embeddings.MiniLMEmbeddings"
 
 TableOpt = Annotated[
     str | None, typer.Option("--table", "-t", help="Table name [env DYNAMODB_MEMORY_TABLE].")
@@ -72,20 +78,48 @@ class Target:
         return self.settings.table
 
     def store(self, *, index: bool = True) -> DynamoDBStore:
-        """A store on the target table (with the configured index unless `index` is off)."""
-        settings = self.settings if index else self.settings.with_overrides(embed="")
-        if not (settings.region or settings.session().region_name):
+        """A store on the target table. With `index`, it embeds with the configured model,
+        else with the model the table's vector index has pinned (key-value only when
+        neither exists)."""
+        if not (self.settings.region or self.settings.session().region_name):
             raise CliError(
                 "No AWS region: pass --region us-east-1 or set AWS_DEFAULT_REGION.", ENVIRONMENT
             )
-        kwargs = settings.store_kwargs()
+        key_value = DynamoDBStore(
+            self.table, **self.settings.with_overrides(embed="").store_kwargs()
+        )
+        if not index:
+            return key_value
+        settings = self.settings
         if not settings.embed:
-            kwargs.pop("index", None)
-        return DynamoDBStore(settings.table, **kwargs)
+            settings = pinned_settings(key_value, settings)
+            if not settings.embed:
+                return key_value
+        return DynamoDBStore(self.table, **settings.store_kwargs())
 
     def client(self) -> Any:
         """The DynamoDB client of a key-value store on the target."""
         return self.store(index=False).client
+
+
+def pinned_settings(store: DynamoDBStore, settings: StoreSettings) -> StoreSettings:
+    """`settings` with the embedding model the table's index pinned at setup, if any."""
+    with table_must_exist(store.client, store.table_name):
+        pin = read_pin(store.client, store.table_name, DEFAULT_INDEX_NAME)
+    if pin is None:
+        return settings
+    model = identity_of(pin)
+    names = {
+        BEDROCK: f"bedrock:{model.model}",
+        LEXICAL_PROVIDER: "lexical",
+        MINILM_PROVIDER: "local:minilm",
+    }
+    if model.provider not in names:
+        raise CliError(
+            f"Table {store.table_name} pins embedding model {model}, which the command line "
+            "cannot load: pass --embed with an equivalent model name."
+        )
+    return settings.with_overrides(embed=names[model.provider], dims=model.dims)
 
 
 def parse_namespace(text: str) -> Namespace:

@@ -27,6 +27,8 @@ def _run_demo(embedder: str) -> str:
 
 def _check_scenario(out: str) -> None:
     assert "deterministic stand-in (LangChain's FakeListChatModel), no LLM" in out
+    assert "embed_on='stream'" in out
+    assert re.search(r"once the stream consumer caught up: 0 pending", out)
     recalled = out.split("2. A new thread t4")[1].split("3. Prefix search")[0]
     assert re.search(r"│ 1\s+│ [\d.]+\s+│ mem-1 │ Account runs a proxy", recalled)
     prefix = out.split("3. Prefix search")[1].split("4. list_namespaces")[0]
