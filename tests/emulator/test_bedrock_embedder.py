@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import uuid
 from typing import Any
 
 import numpy as np
@@ -32,10 +33,11 @@ def norm(v: list[float]) -> float:
 @pytest.mark.parametrize("dims", [256, 512, 1024])
 def test_titan_v2_dimensions(emu: Any, dims: int) -> None:
     out = invoke(
-        emu, "amazon.titan-embed-text-v2:0", {"inputText": "hello world", "dimensions": dims}
+        emu, "amazon.titan-embed-text-v2:0", {"inputText": "hello, world!", "dimensions": dims}
     )
+    assert out["embedding"] == pytest.approx(LexicalEmbedder().embed("hello, world!", dims))
     assert len(out["embedding"]) == dims
-    assert out["inputTextTokenCount"] >= 2
+    assert out["inputTextTokenCount"] == 4  # hello , world !
     assert norm(out["embedding"]) == pytest.approx(1.0)
 
 
@@ -45,7 +47,10 @@ def test_titan_v2_defaults_and_normalize_false(emu: Any) -> None:
     raw = invoke(
         emu, "amazon.titan-embed-text-v2:0", {"inputText": "hello world", "normalize": False}
     )
-    assert norm(raw["embedding"]) != pytest.approx(1.0)
+    expected = LexicalEmbedder().embed_raw("hello world", 1024)
+    assert raw["embedding"] == pytest.approx(expected)
+    assert norm(raw["embedding"]) == pytest.approx(norm(expected))
+    assert norm(expected) != pytest.approx(1.0)  # the raw vector really is unnormalised
 
 
 def test_titan_v2_rejects_bad_dimensions(emu: Any) -> None:
@@ -65,7 +70,10 @@ def test_cohere(emu: Any, model: str) -> None:
     assert out["response_type"] == "embeddings_floats"
     assert out["texts"] == ["a cat", "a dog"]
     assert [len(e) for e in out["embeddings"]] == [1024, 1024]
-    assert isinstance(out["id"], str)
+    assert out["embeddings"][0] == pytest.approx(LexicalEmbedder().embed("a cat", 1024))
+    again = invoke(emu, model, {"texts": ["a cat"], "input_type": "search_query"})
+    assert uuid.UUID(out["id"]).version == 4  # a fresh request id each call, as Bedrock's
+    assert uuid.UUID(again["id"]).version == 4 and again["id"] != out["id"]
 
 
 def test_unknown_model(emu: Any) -> None:

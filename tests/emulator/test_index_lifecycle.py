@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from .conftest import INDEX, TABLE, create_table, index_spec, put, search, wait_for
+from .conftest import INDEX, TABLE, create_table, index_spec, keys, put, search, vec, wait_for
 
 
 def error(exc: pytest.ExceptionInfo[ClientError]) -> tuple[str, str]:
@@ -56,7 +57,8 @@ def test_describe_reports_the_index(ddb: Any) -> None:
         f"arn:aws:dynamodb:us-east-1:123456789012:table/{TABLE}/index/{INDEX}"
     )
     assert ix["ItemCount"] == 1
-    assert ix["IndexSizeBytes"] > 0
+    # 4 bytes per dimension plus the key attributes' names and values ("PK" "a", "SK" "1")
+    assert ix["IndexSizeBytes"] == 4 * 4 + 3 + 3
     table = ddb.describe_table(TableName=TABLE)["Table"]
     assert {"AttributeName": "kind", "AttributeType": "S"} in table["AttributeDefinitions"]
 
@@ -65,7 +67,8 @@ def test_table_without_vector_indexes_unaffected(ddb: Any) -> None:
     create_table(ddb)
     put(ddb, "a", "1", [1, 0])
     assert "VectorIndexes" not in ddb.describe_table(TableName=TABLE)["Table"]
-    assert ddb.get_item(TableName=TABLE, Key={"PK": {"S": "a"}, "SK": {"S": "1"}})["Item"]
+    item = ddb.get_item(TableName=TABLE, Key={"PK": {"S": "a"}, "SK": {"S": "1"}})["Item"]
+    assert item == {"PK": {"S": "a"}, "SK": {"S": "1"}, "embedding": vec([1, 0])}
 
 
 def test_provisioned_table_rejected(ddb: Any) -> None:
@@ -119,13 +122,23 @@ def test_at_most_18_inline_filters(ddb: Any) -> None:
         create_table(ddb, indexes=[index_spec(schema=schema)], extra_attrs=names)
     assert error(exc)[0] == "ValidationException"
     create_table(ddb, indexes=[index_spec(schema=schema[:18])], extra_attrs=names[:18])
+    assert vector_indexes(ddb)[0]["SearchSchema"] == schema[:18]
 
 
 @pytest.mark.parametrize("dims", [0, 4097])
-def test_dimensions_range(ddb: Any, dims: int) -> None:
-    with pytest.raises((ClientError, Exception)) as exc:
+def test_dimensions_range(emu: Any, dims: int) -> None:
+    # Skip botocore's own client-side check (it stops 0 before any request) so that the
+    # request reaches the emulated service, which must refuse it like DynamoDB.
+    ddb = emu.client("dynamodb", config=Config(parameter_validation=False))
+    with pytest.raises(ClientError) as exc:
         create_table(ddb, indexes=[index_spec(dims=dims)])
-    assert "ValidationException" in str(exc.value) or "dimensions" in str(exc.value).lower()
+    assert error(exc) == (
+        "ValidationException",
+        f"1 validation error detected: Value '{dims}' at 'vectorIndexes.1.member.dimensions' "
+        "failed to satisfy constraint: Member must have value between 1 and 4096",
+    )
+    with pytest.raises(ClientError, match="ResourceNotFoundException"):
+        ddb.describe_table(TableName=TABLE)
 
 
 def test_dimensions_4096_accepted(ddb: Any) -> None:
@@ -152,7 +165,8 @@ def test_inline_creation_turns_active(emu: Any, ddb: Any) -> None:
     create_table(ddb, indexes=[index_spec()])
     wait_for(lambda: vector_indexes(ddb)[0]["IndexStatus"] == "ACTIVE")
     assert "Backfilling" not in vector_indexes(ddb)[0]
-    search(ddb, [1, 0, 0, 0])
+    put(ddb, "a", "1", [1, 0, 0, 0])
+    assert keys(search(ddb, [1, 0, 0, 0])) == ["1"]
 
 
 def test_retrofit_with_items_reports_creating(emu: Any, ddb: Any) -> None:
@@ -195,7 +209,7 @@ def test_retrofit_on_empty_table_has_no_backfill(emu: Any, ddb: Any) -> None:
     ddb.update_table(TableName=TABLE, VectorIndexUpdates=[{"Create": index_spec()}])
     ix = vector_indexes(ddb)[0]
     assert (ix["IndexStatus"], ix["Backfilling"]) == ("ACTIVE", False)
-    search(ddb, [1, 0, 0, 0])
+    assert search(ddb, [1, 0, 0, 0])["SearchResults"] == []
 
 
 def test_search_lag_after_active(emu: Any, ddb: Any) -> None:
@@ -306,6 +320,8 @@ def test_deleted_index_disappears(emu: Any, ddb: Any) -> None:
     ddb.update_table(TableName=TABLE, VectorIndexUpdates=[{"Delete": {"IndexName": INDEX}}])
     wait_for(lambda: vector_indexes(ddb) == [])
     put(ddb, "a", "2", [1, 0])  # the vector attribute is free again: any length is accepted
+    item = ddb.get_item(TableName=TABLE, Key={"PK": {"S": "a"}, "SK": {"S": "2"}})["Item"]
+    assert item["embedding"] == vec([1, 0])
 
 
 def test_delete_unknown_index(ddb: Any) -> None:

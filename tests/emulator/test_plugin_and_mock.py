@@ -15,13 +15,15 @@ def test_aws_fixture_from_plugin(aws: EmulatedAWS) -> None:
     ddb = boto3.client("dynamodb")  # default region and fake credentials are set
     create_table(ddb, indexes=[index_spec()])
     put(ddb, "a", "1", [1, 0, 0, 0])
-    assert search(aws.client("dynamodb"), [1, 0, 0, 0])["SearchResults"]
+    result = search(aws.client("dynamodb"), [1, 0, 0, 0])
+    assert [(r["Item"]["SK"]["S"], r["Score"]) for r in result["SearchResults"]] == [("1", 0.0)]
 
 
 def test_aws_endpoint_fixture(aws_endpoint: EmulatedAWS) -> None:
     ddb = aws_endpoint.client("dynamodb")
     create_table(ddb, indexes=[index_spec()])
-    assert ddb.describe_table(TableName="memories")["Table"]["VectorIndexes"]
+    (index,) = ddb.describe_table(TableName="memories")["Table"]["VectorIndexes"]
+    assert (index["IndexName"], index["IndexStatus"], index["Dimensions"]) == ("vec", "ACTIVE", 4)
 
 
 @mock_aws

@@ -71,7 +71,12 @@ def test_delete(kv_store: DynamoDBStore) -> None:
     kv_store.put(("a",), "k", {"v": 1})
     kv_store.delete(("a",), "k")
     assert kv_store.get(("a",), "k") is None
-    kv_store.delete(("a",), "never-existed")
+    assert kv_store.search(("a",)) == []
+    assert kv_store.list_namespaces() == []
+    kv_store.put(("b",), "k", {"v": 2})
+    kv_store.delete(("b",), "never-existed")  # a no-op that leaves the namespace intact
+    assert [r.value for r in kv_store.search(("b",))] == [{"v": 2}]
+    assert kv_store.list_namespaces() == [("b",)]
 
 
 @pytest.mark.parametrize(

@@ -204,7 +204,11 @@ def test_non_finite_embeddings_are_rejected() -> None:
 def test_page_cap(store: DynamoDBStore) -> None:
     with pytest.raises(ValueError, match="top 100 matches: limit \\+ offset is 101"):
         store.search(NS, query="x", limit=91, offset=10)
-    store.search(NS, query="x", limit=90, offset=10)
+    store.batch([PutOp(NS, f"k{i:03d}", {"text": f"x {i}"}) for i in range(101)])
+    page = store.search(NS, query="x", limit=90, offset=10)
+    assert len(page) == 90  # the whole top 100 is reachable
+    first = store.search(NS, query="x", limit=10)
+    assert not {r.key for r in page} & {r.key for r in first}
 
 
 def test_filters_apply_to_semantic_results(store: DynamoDBStore) -> None:
