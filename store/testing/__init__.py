@@ -5,18 +5,26 @@
 :func:`local_endpoint`, :class:`EmulatorSettings`.
 """
 
-from ._settings import EmulatorSettings, current_settings
-from .embedder import LexicalEmbedder, LexicalEmbeddings
-from .mock import EmulatedMockAWS, local_endpoint, mock_aws
-from .streams import (
-    BackgroundConsumer,
-    DrainReport,
-    LambdaContext,
-    drain_stream,
-    matches_filter,
-    run_consumer,
-)
-from .ttl import TTL_USER_IDENTITY, expire_ttl_items
+from ._moto_compat import IncompatibleMotoError, incompatible
+
+try:
+    from ._settings import EmulatorSettings, current_settings
+    from .embedder import LexicalEmbedder, LexicalEmbeddings
+    from .mock import EmulatedMockAWS, local_endpoint, mock_aws
+    from .streams import (
+        BackgroundConsumer,
+        DrainReport,
+        LambdaContext,
+        drain_stream,
+        matches_filter,
+        run_consumer,
+    )
+    from .ttl import TTL_USER_IDENTITY, expire_ttl_items
+except ImportError as error:
+    # A moto without a module or name the emulation imports: say which moto, and the range.
+    if isinstance(error, IncompatibleMotoError) or not (error.name or "").startswith("moto"):
+        raise
+    raise incompatible(str(error)) from error
 
 __all__ = [
     "TTL_USER_IDENTITY",
@@ -24,6 +32,7 @@ __all__ = [
     "DrainReport",
     "EmulatedMockAWS",
     "EmulatorSettings",
+    "IncompatibleMotoError",
     "LambdaContext",
     "LexicalEmbedder",
     "LexicalEmbeddings",

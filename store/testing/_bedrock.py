@@ -10,6 +10,7 @@ from typing import Any
 from moto.bedrockruntime.models import BedrockRuntimeBackend
 from moto.core.exceptions import ServiceException
 
+from ._moto_compat import check_targets
 from .embedder import LexicalEmbedder
 
 TITAN_V2 = "amazon.titan-embed-text-v2:0"
@@ -111,6 +112,9 @@ def invoke_embedding_model(model_id: str, payload: Any) -> dict[str, Any]:
     if name == TITAN_V1:
         return _titan(payload, v2=False)
     return _cohere(payload)
+
+
+check_targets([(BedrockRuntimeBackend, "invoke_model", ("self", "payload", "model_id"))])
 
 
 def install() -> None:

@@ -24,11 +24,13 @@ from moto.dynamodb.responses import DynamoHandler, DynamoResult
 from . import _collections as lsi
 from . import _lsi_fetch
 from . import _vector as v
+from ._bedrock import install as install_bedrock
 from ._errors import (
     ItemCollectionSizeLimitExceeded,
     ValidationError,
     limit_exceeded_one_online_index,
 )
+from ._moto_compat import check_targets
 from ._partition_query import partition_query, scoped_all_items
 from ._search import search_vectors
 from ._wire_items import wire_attribute_values
@@ -324,6 +326,39 @@ def _delete_table(original: Callable[..., Any]) -> Any:
     return delete_table
 
 
+# Every moto attribute the emulation replaces or extends, with the leading parameters its
+# wrapper relies on, and the wrapper; checked at import (see `_moto_compat`).
+PATCHES: tuple[tuple[Any, str, tuple[str, ...], Callable[[Any], Any]], ...] = (
+    (DynamoHandler, "create_table", ("self",), _create_table),
+    (DynamoHandler, "update_table", ("self",), _update_table),
+    (DynamoHandler, "query", ("self",), _check_index_name),
+    (DynamoHandler, "scan", ("self",), _check_index_name),
+    (DynamoHandler, "batch_write_item", ("self",), _batch_write_item),
+    (LocalSecondaryIndex, "project", ("self", "item"), _lsi_fetch.project),
+    (Table, "describe", ("self", "base_key"), _describe),
+    (Table, "put_item", ("self", "item_attrs"), _table_put_item),
+    (Table, "delete_item", ("self", "hash_key", "range_key"), _table_delete_item),
+    (DynamoDBBackend, "update_item", ("self", "table_name", "key"), _backend_update_item),
+    (DynamoDBBackend, "delete_table", ("self", "name"), _delete_table),
+    (Table, "query", ("self", "hash_key"), partition_query),
+    (Table, "all_items", ("self",), scoped_all_items),
+    (
+        BaseJSONSerializer,
+        "_serialize_type_structure",
+        ("self", "serialized", "value", "shape", "key"),
+        wire_attribute_values,
+    ),
+)
+check_targets(
+    [
+        (backend_index, "backend_url_patterns", ()),
+        (dynamodb_urls, "url_bases", ()),
+        (DynamoHandler, "dynamodb_backend", ()),
+        *((owner, name, parameters) for owner, name, parameters, _ in PATCHES),
+    ]
+)
+
+
 def install() -> None:
     """Apply every patch (idempotent; safe to call on every mock start)."""
     global _installed
@@ -331,21 +366,7 @@ def install() -> None:
     if _installed:
         return
     DynamoHandler.search_vectors = _search_vectors  # type: ignore[attr-defined]
-    _wrap(DynamoHandler, "create_table", _create_table)
-    _wrap(DynamoHandler, "update_table", _update_table)
-    _wrap(DynamoHandler, "query", _check_index_name)
-    _wrap(DynamoHandler, "scan", _check_index_name)
-    _wrap(DynamoHandler, "batch_write_item", _batch_write_item)
-    _wrap(LocalSecondaryIndex, "project", _lsi_fetch.project)
-    _wrap(Table, "describe", _describe)
-    _wrap(Table, "put_item", _table_put_item)
-    _wrap(Table, "delete_item", _table_delete_item)
-    _wrap(DynamoDBBackend, "update_item", _backend_update_item)
-    _wrap(DynamoDBBackend, "delete_table", _delete_table)
-    _wrap(Table, "query", partition_query)
-    _wrap(Table, "all_items", scoped_all_items)
-    _wrap(BaseJSONSerializer, "_serialize_type_structure", wire_attribute_values)
-    from ._bedrock import install as install_bedrock
-
+    for owner, name, _, make in PATCHES:
+        _wrap(owner, name, make)
     install_bedrock()
     _installed = True
