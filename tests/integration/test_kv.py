@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -13,6 +13,8 @@ from botocore.exceptions import ClientError
 from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
 from langgraph.store.dynamodb import DynamoDBStore, TableNotFoundError
 from langgraph.store.dynamodb.testing import LexicalEmbeddings
+
+from tests.support import FakeClock
 
 
 def _walk(value: Any) -> list[Any]:
@@ -49,22 +51,28 @@ def test_missing_item_is_none_and_empty_namespace_is_empty(kv_store: DynamoDBSto
     assert kv_store.list_namespaces(prefix=("nobody",)) == []
 
 
-def test_created_at_survives_overwrites_and_updated_at_moves(kv_store: DynamoDBStore) -> None:
+def test_created_at_survives_overwrites_and_updated_at_moves(
+    kv_store: DynamoDBStore, clock: FakeClock
+) -> None:
+    def at(seconds: float) -> datetime:
+        return datetime.fromtimestamp(seconds, UTC)
+
+    start = clock.now()
     kv_store.put(("a",), "k", {"v": 1})
     first = kv_store.get(("a",), "k")
-    time.sleep(0.01)
+    assert first is not None
+    assert (first.created_at, first.updated_at) == (at(start), at(start))
+    clock.advance(1)
     kv_store.put(("a",), "k", {"v": 2})
     second = kv_store.get(("a",), "k")
-    assert first is not None and second is not None
-    assert second.value == {"v": 2}
-    assert second.created_at == first.created_at
-    assert second.updated_at > first.updated_at
+    assert second is not None and second.value == {"v": 2}
+    assert (second.created_at, second.updated_at) == (at(start), at(start + 1))
     # The batch write path keeps created_at too.
-    time.sleep(0.01)
+    clock.advance(1)
     kv_store.batch([PutOp(("a",), "k", {"v": 3}), PutOp(("a",), "other", {"v": 0})])
     third = kv_store.get(("a",), "k")
-    assert third is not None and third.created_at == first.created_at
-    assert third.updated_at > second.updated_at
+    assert third is not None and third.value == {"v": 3}
+    assert (third.created_at, third.updated_at) == (at(start), at(start + 2))
 
 
 def test_delete(kv_store: DynamoDBStore) -> None:
