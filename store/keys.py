@@ -30,7 +30,12 @@ RECENCY = "recency"
 
 SEPARATOR = "."
 ITEM_PREFIX = "k#"
-REGISTRY_PK = "._namespaces"
+# Registry rows of a namespace live in the partition of its first `GROUP_LABELS` labels
+# (its group: a tenant or a user in the usual layouts), so no partition serves every
+# tenant's lookups; `._groups` lists the groups, for prefixes shorter than a group.
+GROUP_LABELS = 2
+REGISTRY_PREFIX = "._ns."
+GROUPS_PK = "._groups"
 META_PK = "._meta"
 
 MAX_PARTITION_KEY_BYTES = 2048
@@ -128,6 +133,17 @@ def item_sort_key(key: str) -> str:
 def item_key_of(sort_key: str) -> str:
     """Inverse of `item_sort_key`."""
     return sort_key[len(ITEM_PREFIX) :]
+
+
+def group_of(namespace: Namespace) -> Namespace:
+    """The group a namespace's registry row belongs to: its first `GROUP_LABELS` labels."""
+    return namespace[:GROUP_LABELS]
+
+
+def registry_partition(namespace: Namespace) -> str:
+    """The registry partition holding the rows of `namespace` and of every namespace
+    under it, once it has at least `GROUP_LABELS` labels."""
+    return REGISTRY_PREFIX + encode_namespace(group_of(namespace))
 
 
 def registry_sort_key(namespace: Namespace) -> str:

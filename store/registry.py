@@ -1,8 +1,12 @@
 """The namespace registry: one row per namespace that holds (or held) items.
 
-Rows live in the `REGISTRY_PK` partition with the namespace's encoding (terminated by
-`.`) as sort key, so the namespaces under a prefix are one `begins_with` Query: the cost
-of discovery scales with the answer, never with the table.
+A namespace's row lives in the registry partition of its group (its first two labels:
+`registry_partition`) with the namespace's encoding (terminated by `.`) as sort key, so the
+namespaces under a prefix of two or more labels are one `begins_with` Query of one
+partition: the cost scales with the answer, and each tenant's lookups land on its own
+partition. The groups themselves are rows of `GROUPS_PK`, written only when a namespace is
+registered for the first time (before its own row, so a listed namespace's group is always
+listed); a prefix shorter than a group reads the groups under it, then each group.
 
 The registry is a superset of the non-empty namespaces. A put writes the row the first
 time a process sees a namespace (then caches it for `CACHE_SECONDS`); a delete that
@@ -23,13 +27,16 @@ from botocore.exceptions import ClientError
 
 from . import clock, dynamo
 from .keys import (
+    GROUP_LABELS,
+    GROUPS_PK,
     ITEM_PREFIX,
     PK,
-    REGISTRY_PK,
     SK,
     Namespace,
     encode_namespace,
+    group_of,
     namespace_of_registry_key,
+    registry_partition,
     registry_prefix,
     registry_sort_key,
 )
@@ -72,12 +79,27 @@ class Registry:
         if has_ttl:
             expression = f"SET registered_at = :now, {HAS_TTL} = :t REMOVE {EMPTIED_AT}"
             values[":t"] = {"BOOL": True}
+        update = {
+            "TableName": self._table,
+            "Key": dynamo.serialize({PK: registry_partition(ns), SK: registry_sort_key(ns)}),
+            "UpdateExpression": expression,
+            "ExpressionAttributeValues": values,
+        }
+        try:
+            # Usually the row exists: one write, and the groups partition is not touched.
+            self._client.update_item(**update, ConditionExpression="attribute_exists(SK)")
+            return
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+        group = group_of(ns)
         self._client.update_item(
             TableName=self._table,
-            Key=dynamo.serialize({PK: REGISTRY_PK, SK: registry_sort_key(ns)}),
-            UpdateExpression=expression,
-            ExpressionAttributeValues=values,
+            Key=dynamo.serialize({PK: GROUPS_PK, SK: registry_sort_key(group)}),
+            UpdateExpression="SET registered_at = :now",
+            ExpressionAttributeValues={":now": values[":now"]},
         )
+        self._client.update_item(**update)
 
     def forget_if_empty(self, namespaces: Iterable[Namespace]) -> None:
         """After deletes: mark the rows of namespaces that no longer hold any item."""
@@ -91,7 +113,7 @@ class Registry:
         try:
             self._client.update_item(
                 TableName=self._table,
-                Key=dynamo.serialize({PK: REGISTRY_PK, SK: registry_sort_key(ns)}),
+                Key=dynamo.serialize({PK: registry_partition(ns), SK: registry_sort_key(ns)}),
                 UpdateExpression=f"SET {EMPTIED_AT} = :now",
                 ConditionExpression="attribute_exists(SK)",
                 ExpressionAttributeValues={":now": {"N": str(int(clock.now()))}},
@@ -119,19 +141,28 @@ class Registry:
         response = self._client.query(
             TableName=self._table,
             KeyConditionExpression="PK = :pk",
-            ExpressionAttributeValues={":pk": {"S": REGISTRY_PK}},
+            ExpressionAttributeValues={":pk": {"S": GROUPS_PK}},
             Limit=1,
         )
         return bool(response.get("Items"))
 
     def rows(self, prefix: Namespace) -> list[dict[str, Any]]:
-        """The registry rows at or below `prefix`: one paginated Query."""
+        """The registry rows at or below `prefix`: one paginated Query of its group's
+        partition, or, for a prefix shorter than a group, the groups under it and then
+        each group's partition (concurrently)."""
+        if len(prefix) >= GROUP_LABELS:
+            return self._query(registry_partition(prefix), registry_prefix(prefix))
+        groups = self._query(GROUPS_PK, registry_prefix(prefix))
+        partitions = [registry_partition(namespace_of_registry_key(g[SK])) for g in groups]
+        found = dynamo.parallel_map(lambda pk: self._query(pk, ""), partitions)
+        return [row for rows in found for row in rows]
+
+    def _query(self, partition: str, start: str) -> list[dict[str, Any]]:
         kwargs: dict[str, Any] = {
             "TableName": self._table,
             "ConsistentRead": self._consistent,
-            "ExpressionAttributeValues": {":pk": {"S": REGISTRY_PK}},
+            "ExpressionAttributeValues": {":pk": {"S": partition}},
         }
-        start = registry_prefix(prefix)
         if start:
             kwargs["KeyConditionExpression"] = "PK = :pk AND begins_with(SK, :start)"
             kwargs["ExpressionAttributeValues"][":start"] = {"S": start}
@@ -156,7 +187,7 @@ class Registry:
         try:
             self._client.delete_item(
                 TableName=self._table,
-                Key=dynamo.serialize({PK: REGISTRY_PK, SK: row[SK]}),
+                Key=dynamo.serialize({PK: row[PK], SK: row[SK]}),
                 ConditionExpression=f"{EMPTIED_AT} = :seen",
                 ExpressionAttributeValues={":seen": dynamo.serialize({"v": row[EMPTIED_AT]})["v"]},
             )

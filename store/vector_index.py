@@ -10,7 +10,7 @@ from botocore.exceptions import ClientError
 
 from .embedding import VECTOR, to_search_vector
 from .index_config import IndexSettings
-from .keys import PK, REGISTRY_PK, SK
+from .keys import GROUPS_PK, PK, SK
 from .table import describe
 
 logger = logging.getLogger(__name__)
@@ -170,7 +170,7 @@ def _wait_searchable(client: Any, table: str, settings: IndexSettings, wait: _Wa
                 TopK=1,
                 SearchConditionExpression="#pk = :pk",
                 ExpressionAttributeNames={"#pk": PK},
-                ExpressionAttributeValues={":pk": {"S": REGISTRY_PK}},
+                ExpressionAttributeValues={":pk": {"S": GROUPS_PK}},
             )
             return
         except ClientError as error:

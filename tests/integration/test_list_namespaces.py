@@ -6,7 +6,7 @@ from typing import Any
 
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.keys import REGISTRY_PK
+from langgraph.store.dynamodb.keys import REGISTRY_PREFIX, registry_partition
 from langgraph.store.dynamodb.registry import CACHE_SECONDS, GRACE_SECONDS
 from langgraph.store.dynamodb.testing import mock_aws
 from langgraph.store.memory import InMemoryStore
@@ -74,36 +74,56 @@ def test_a_namespace_disappears_with_its_last_item(kv_store: DynamoDBStore) -> N
     assert kv_store.list_namespaces(prefix=("t",)) == [("t", "a"), ("t", "b")]
 
 
-def test_listing_under_a_prefix_costs_one_query_not_a_scan(
+def test_listing_under_a_group_prefix_costs_one_query_not_a_scan(
     kv_store: DynamoDBStore, requests: RequestCounter
 ) -> None:
-    kv_store.batch([PutOp(("tenant", f"user{i}"), "k", {"v": i}) for i in range(50)])
-    kv_store.batch([PutOp(("other", f"user{i}"), "k", {"v": i}) for i in range(50)])
+    kv_store.batch([PutOp(("memories", "tenant", f"user{i}"), "k", {"v": i}) for i in range(50)])
+    kv_store.batch([PutOp(("memories", "other", f"user{i}"), "k", {"v": i}) for i in range(50)])
     requests.reset()
-    assert len(kv_store.list_namespaces(prefix=("tenant",), limit=1000)) == 50
+    assert len(kv_store.list_namespaces(prefix=("memories", "tenant"), limit=1000)) == 50
     assert dict(requests.calls) == {"Query": 1}
+
+
+def test_listing_under_a_shorter_prefix_reads_each_group_below_it_once(
+    kv_store: DynamoDBStore, requests: RequestCounter
+) -> None:
+    kv_store.batch([PutOp(("memories", "tenant", f"user{i}"), "k", {"v": i}) for i in range(50)])
+    kv_store.batch([PutOp(("memories", f"t{i}", "u"), "k", {"v": i}) for i in range(3)])
+    kv_store.batch([PutOp(("other", "x"), "k", {"v": 1})])
     requests.reset()
-    assert len(kv_store.list_namespaces(limit=1000)) == 100
-    assert dict(requests.calls) == {"Query": 1}
+    assert len(kv_store.list_namespaces(prefix=("memories",), limit=1000)) == 53
+    assert dict(requests.calls) == {"Query": 1 + 4}  # the groups, then each of 4 groups
+    requests.reset()
+    assert len(kv_store.list_namespaces(limit=1000)) == 54
+    assert dict(requests.calls) == {"Query": 1 + 5}
 
 
 def _registrations(store: DynamoDBStore) -> list[str]:
-    """The registry rows `store` writes (UpdateItem on the registry partition), in order."""
+    """The namespace registrations `store` applies (UpdateItems of a namespace's registry
+    row that succeed; a conditional refresh of a row that is not there yet does not count)."""
     seen: list[str] = []
 
-    def record(params: dict[str, Any], **_: Any) -> None:
+    def before(params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
         key = params["Key"]
-        if key["PK"]["S"] == REGISTRY_PK and "registered_at" in params["UpdateExpression"]:
-            seen.append(key["SK"]["S"])
+        if (
+            key["PK"]["S"].startswith(REGISTRY_PREFIX)
+            and "registered_at" in params["UpdateExpression"]
+        ):
+            context["registering"] = key["SK"]["S"]
 
-    store.client.meta.events.register("before-parameter-build.dynamodb.UpdateItem", record)
+    def after(parsed: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
+        if "registering" in context and "Error" not in parsed:
+            seen.append(context["registering"])
+
+    store.client.meta.events.register("before-parameter-build.dynamodb.UpdateItem", before)
+    store.client.meta.events.register("after-call.dynamodb.UpdateItem", after)
     return seen
 
 
 def _registry_row(store: DynamoDBStore, ns: tuple[str, ...]) -> dict[str, Any] | None:
     response = store.client.get_item(
         TableName=store.table_name,
-        Key={"PK": {"S": REGISTRY_PK}, "SK": {"S": ".".join(ns) + "."}},
+        Key={"PK": {"S": registry_partition(ns)}, "SK": {"S": ".".join(ns) + "."}},
         ConsistentRead=True,
     )
     return response.get("Item")

@@ -14,15 +14,18 @@ from langgraph.store.base import (
     SearchOp,
 )
 from langgraph.store.dynamodb.keys import (
+    GROUP_LABELS,
+    GROUPS_PK,
     META_PK,
-    REGISTRY_PK,
     decode_namespace,
     encode_namespace,
+    group_of,
     item_key_of,
     item_sort_key,
     namespace_of_registry_key,
     normalize_op,
     recency_sort_key,
+    registry_partition,
     registry_prefix,
     registry_sort_key,
     validate_op,
@@ -61,8 +64,21 @@ def test_encoding_is_decodable(ns: Namespace) -> None:
 
 @given(namespaces())
 def test_no_namespace_encodes_to_the_registry_or_metadata_partition(ns: Namespace) -> None:
-    assert encode_namespace(ns) not in (REGISTRY_PK, META_PK)
+    assert encode_namespace(ns) not in (GROUPS_PK, META_PK)
     assert not encode_namespace(ns).startswith(".")
+    assert registry_partition(ns).startswith("._ns.")
+
+
+@settings(max_examples=50)
+@given(families())
+def test_a_prefix_of_a_group_or_longer_finds_all_its_rows_in_one_partition(
+    family: list[Namespace],
+) -> None:
+    for ns in family:
+        for depth in range(GROUP_LABELS, len(ns) + 1):
+            assert registry_partition(ns[:depth]) == registry_partition(ns)
+    groups = {group_of(ns) for ns in family}
+    assert len({registry_partition(g) for g in groups}) == len(groups)  # injective
 
 
 @settings(max_examples=50)
