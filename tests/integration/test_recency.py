@@ -160,12 +160,18 @@ def test_one_namespace_is_one_round_trip_reading_offset_plus_limit_items(
 def test_a_prefix_reads_each_namespace_once_per_page(
     kv_store: DynamoDBStore, requests: RequestCounter
 ) -> None:
-    kv_store.batch([PutOp(("p", f"u{n}"), f"k{i}", {"i": i}) for n in range(8) for i in range(30)])
+    rows = [PutOp(("p", "t", f"u{n}"), f"k{i}", {"i": i}) for n in range(8) for i in range(30)]
+    kv_store.batch(rows)
     requests.reset()
-    assert len(kv_store.search(("p",), limit=4)) == 4
-    # The registry, the prefix itself (speculatively, empty), and each namespace once.
+    assert len(kv_store.search(("p", "t"), limit=4)) == 4
+    # The group's registry partition, the prefix itself (speculatively, empty), and each
+    # namespace once.
     assert dict(requests.calls) == {"Query": 1 + 1 + 8}
     assert requests.scanned["Query"] == 8 + 8 * 4  # 8 registry rows, 4 entries each
+    requests.reset()
+    assert len(kv_store.search(("p",), limit=4)) == 4
+    # Shorter than a group: the groups under it, then the group's partition, as above.
+    assert dict(requests.calls) == {"Query": 1 + 1 + 1 + 8}
 
 
 def test_a_prefix_past_max_fanout_is_refused(kv_store: DynamoDBStore) -> None:
