@@ -19,43 +19,54 @@ def test_the_supported_range_is_the_packages_moto_requirement() -> None:
     assert supported_range() == ">=5.2.5,<5.3"
 
 
-def _import_the_emulation_after(breakage: str) -> str:
-    """Import the emulation in a fresh interpreter after `breakage` changed moto; returns
-    the error it raised."""
-    script = f"{breakage}\nimport langgraph.store.dynamodb.testing\n"
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.returncode != 0, "the emulation imported on a moto it cannot patch"
-    return done.stderr.strip().splitlines()[-1]
+# Each case changes moto as a release might, then imports the emulation afresh; all run in
+# one fresh interpreter (importing moto and LangGraph is the slow part).
+SCRIPT = """
+import importlib, sys
+import moto.bedrockruntime.models as bedrock
+import moto.dynamodb.models.table as table
 
+def attempt(breakage, undo):
+    for name in [m for m in sys.modules if m.startswith("langgraph.store.dynamodb.testing")]:
+        del sys.modules[name]
+    breakage()
+    try:
+        importlib.import_module("langgraph.store.dynamodb.testing")
+        print("imported")
+    except ImportError as error:
+        print(type(error).__name__, error)
+    finally:
+        undo()
 
-@pytest.mark.parametrize(
-    ("breakage", "problem"),
-    [
-        (
-            "from moto.dynamodb.models.table import Table\ndel Table.put_item",
-            "Table.put_item does not exist",
-        ),
-        (
-            "import moto.bedrockruntime.models as m\ndel m.BedrockRuntimeBackend.invoke_model",
-            "BedrockRuntimeBackend.invoke_model does not exist",
-        ),
-        (
-            "import sys\nsys.modules['moto.dynamodb.responses'] = None",
-            "import of moto.dynamodb.responses halted",
-        ),
-    ],
-    ids=["patched-method-gone", "bedrock-method-gone", "module-gone"],
+put_item, invoke_model = table.Table.put_item, bedrock.BedrockRuntimeBackend.invoke_model
+attempt(lambda: delattr(table.Table, "put_item"), lambda: setattr(table.Table, "put_item", put_item))
+attempt(
+    lambda: delattr(bedrock.BedrockRuntimeBackend, "invoke_model"),
+    lambda: setattr(bedrock.BedrockRuntimeBackend, "invoke_model", invoke_model),
 )
-def test_a_moto_missing_what_the_emulation_patches_fails_at_import(
-    breakage: str, problem: str
-) -> None:
-    error = _import_the_emulation_after(breakage)
-    assert error.startswith(
-        "langgraph.store.dynamodb.testing._moto_compat.IncompatibleMotoError: "
-        f"langgraph.store.dynamodb.testing cannot emulate on moto {MOTO}: "
-    )
-    assert problem in error
-    assert "It supports moto>=5.2.5,<5.3; install a supported moto" in error
+responses = sys.modules.pop("moto.dynamodb.responses")
+attempt(lambda: sys.modules.__setitem__("moto.dynamodb.responses", None),
+        lambda: sys.modules.__setitem__("moto.dynamodb.responses", responses))
+"""
+
+
+def test_a_moto_missing_what_the_emulation_patches_fails_at_import() -> None:
+    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    problems = [
+        "Table.put_item does not exist",
+        "BedrockRuntimeBackend.invoke_model does not exist",
+        "import of moto.dynamodb.responses halted",
+    ]
+    assert len(lines) == len(problems), lines
+    for line, problem in zip(lines, problems, strict=True):
+        assert line.startswith(
+            "IncompatibleMotoError langgraph.store.dynamodb.testing cannot emulate on "
+            f"moto {MOTO}: "
+        ), line
+        assert problem in line
+        assert "It supports moto>=5.2.5,<5.3; install a supported moto" in line
 
 
 def test_a_changed_signature_is_refused() -> None:

@@ -42,6 +42,7 @@ from tests.strategies import (
 )
 
 
+@settings(max_examples=50)  # each family holds about 200 namespaces
 @given(families())
 def test_distinct_namespaces_never_share_a_partition(family: list[Namespace]) -> None:
     assert len({encode_namespace(ns) for ns in family}) == len(family)
@@ -81,7 +82,7 @@ def test_a_prefix_of_a_group_or_longer_finds_all_its_rows_in_one_partition(
     assert len({registry_partition(g) for g in groups}) == len(groups)  # injective
 
 
-@settings(max_examples=50)
+@settings(max_examples=25)  # each family: about 200 namespaces by 400 prefixes
 @given(families())
 def test_registry_prefix_matches_whole_labels(family: list[Namespace]) -> None:
     keys = [(ns, registry_sort_key(ns)) for ns in family]
