@@ -25,17 +25,12 @@ from . import transfer
 from .errors import NOT_FOUND, CliError, friendly, stderr
 from .status import table_status
 from .target import (
-    DimsOpt,
-    EmbedOpt,
-    EndpointOpt,
-    FieldsOpt,
     JsonOpt,
-    ProfileOpt,
-    RegionOpt,
     TableOpt,
     Target,
     item_json,
     parse_namespace,
+    targeted,
 )
 
 app = typer.Typer(
@@ -76,7 +71,7 @@ def serve(
 ) -> None:
     """Run the local emulation (DynamoDB with vector indexes, Bedrock embeddings, the
     stream) behind an HTTP endpoint until Ctrl-C or SIGTERM."""
-    table_name = Target.of(table, None, None, None, json_out).table
+    table_name = Target.of(table).table
 
     def ready(url: str, loaded: int) -> None:
         lines = serving.connection_lines(url, serving.REGION, table_name)
@@ -111,30 +106,21 @@ def serve(
 
 @app.command()
 @friendly
+@targeted(model=True)
 def setup(
-    table: TableOpt = None,
-    region: RegionOpt = None,
-    endpoint_url: EndpointOpt = None,
-    profile: ProfileOpt = None,
-    embed: EmbedOpt = None,
-    dims: DimsOpt = None,
-    fields: FieldsOpt = None,
-    json_out: JsonOpt = False,
+    target: Target,
 ) -> None:
     """Create the table (and the vector index when an embedding model is configured) if
     missing, and wait until it is ready, showing progress."""
-    target = Target.of(
-        table, region, endpoint_url, profile, json_out, embed=embed, dims=dims, fields=fields
-    )
     store = target.store(index=bool(target.settings.embed))
     started = time.monotonic()
-    if json_out:
+    if target.json:
         store.setup()
     else:
         _setup_with_progress(store.setup, store.client, target.table)
     elapsed = time.monotonic() - started
     indexes = [i["name"] for i in table_status(store, exact=False)["vector_indexes"]]
-    if json_out:
+    if target.json:
         _print_json({"table": target.table, "vector_indexes": indexes, "seconds": elapsed})
     else:
         what = f" with vector index {', '.join(indexes)}" if indexes else " (key-value only)"
@@ -177,20 +163,16 @@ def _progress_text(client: Any, table_name: str) -> str:
 
 @app.command()
 @friendly
+@targeted()
 def status(
-    table: TableOpt = None,
-    region: RegionOpt = None,
-    endpoint_url: EndpointOpt = None,
-    profile: ProfileOpt = None,
+    target: Target,
     exact: Annotated[
         bool, typer.Option(help="Count memories with a full Scan (costly on big tables).")
     ] = False,
-    json_out: JsonOpt = False,
 ) -> None:
     """Show the table, its vector index, its size and namespaces."""
-    target = Target.of(table, region, endpoint_url, profile, json_out)
     info = table_status(target.store(index=False), exact=exact)
-    if json_out:
+    if target.json:
         _print_json(info)
         return
     grid = Table(title=f"Table {info['table']}", show_header=False, title_justify="left")
@@ -223,22 +205,18 @@ def status(
 
 @app.command("ls")
 @friendly
+@targeted()
 def list_namespaces(
+    target: Target,
     prefix: Annotated[str, typer.Argument(help="Namespace prefix, e.g. memories.acme")] = "",
     depth: Annotated[int | None, typer.Option(help="Truncate namespaces to this depth.")] = None,
     limit: Annotated[int, typer.Option(help="At most this many namespaces.")] = 1000,
-    table: TableOpt = None,
-    region: RegionOpt = None,
-    endpoint_url: EndpointOpt = None,
-    profile: ProfileOpt = None,
-    json_out: JsonOpt = False,
 ) -> None:
     """List namespaces (under PREFIX)."""
-    target = Target.of(table, region, endpoint_url, profile, json_out)
     namespaces = target.store(index=False).list_namespaces(
         prefix=parse_namespace(prefix) or None, max_depth=depth, limit=limit
     )
-    if json_out:
+    if target.json:
         _print_json([list(ns) for ns in namespaces])
         return
     for namespace in namespaces:
@@ -247,21 +225,17 @@ def list_namespaces(
 
 @app.command()
 @friendly
+@targeted()
 def get(
+    target: Target,
     namespace: Annotated[str, typer.Argument(help="e.g. memories.acme-corp.user-8812")],
     key: str,
-    table: TableOpt = None,
-    region: RegionOpt = None,
-    endpoint_url: EndpointOpt = None,
-    profile: ProfileOpt = None,
-    json_out: JsonOpt = False,
 ) -> None:
     """Print one memory; exit 1 when there is none."""
-    target = Target.of(table, region, endpoint_url, profile, json_out)
     item = target.store(index=False).get(parse_namespace(namespace), key, refresh_ttl=False)
     if item is None:
         raise CliError(f"No item {key!r} in namespace {namespace!r}.", NOT_FOUND)
-    if json_out:
+    if target.json:
         _print_json(item_json(item))
     else:
         console.print_json(_value_text(item.value))
@@ -269,32 +243,23 @@ def get(
 
 @app.command()
 @friendly
+@targeted(model=True)
 def put(
+    target: Target,
     namespace: Annotated[str, typer.Argument(help="e.g. memories.acme-corp.user-8812")],
     key: str,
     value: Annotated[str, typer.Argument(help='JSON object, e.g. \'{"text": "..."}\'')],
     ttl: Annotated[float | None, typer.Option(help="Expire after this many minutes.")] = None,
     no_index: Annotated[bool, typer.Option("--no-index", help="Store without embedding.")] = False,
-    table: TableOpt = None,
-    region: RegionOpt = None,
-    endpoint_url: EndpointOpt = None,
-    profile: ProfileOpt = None,
-    embed: EmbedOpt = None,
-    dims: DimsOpt = None,
-    fields: FieldsOpt = None,
-    json_out: JsonOpt = False,
 ) -> None:
     """Write a memory (embedded when an embedding model is configured)."""
-    target = Target.of(
-        table, region, endpoint_url, profile, json_out, embed=embed, dims=dims, fields=fields
-    )
     data = json.loads(value)
     if not isinstance(data, dict):
         raise CliError(f"The value must be a JSON object, got {type(data).__name__}: {value}")
     store = target.store()
     ns = parse_namespace(namespace)
     store.put(ns, key, data, index=False if no_index else None, ttl=ttl)
-    if json_out:
+    if target.json:
         _print_json({"namespace": list(ns), "key": key, "written": True})
     else:
         console.print(f"[green]✓[/] put {namespace} {key}")
@@ -302,23 +267,19 @@ def put(
 
 @app.command()
 @friendly
+@targeted()
 def rm(
+    target: Target,
     namespace: Annotated[str, typer.Argument(help="e.g. memories.acme-corp.user-8812")],
     key: str,
-    table: TableOpt = None,
-    region: RegionOpt = None,
-    endpoint_url: EndpointOpt = None,
-    profile: ProfileOpt = None,
-    json_out: JsonOpt = False,
 ) -> None:
     """Delete a memory; exit 1 when there was none."""
-    target = Target.of(table, region, endpoint_url, profile, json_out)
     store = target.store(index=False)
     ns = parse_namespace(namespace)
     if store.get(ns, key, refresh_ttl=False) is None:
         raise CliError(f"No item {key!r} in namespace {namespace!r}.", NOT_FOUND)
     store.delete(ns, key)
-    if json_out:
+    if target.json:
         _print_json({"namespace": list(ns), "key": key, "deleted": True})
     else:
         console.print(f"[green]✓[/] deleted {namespace} {key}")
@@ -326,29 +287,23 @@ def rm(
 
 @app.command()
 @friendly
+@targeted(model=True)
 def search(
+    target: Target,
     prefix: Annotated[str, typer.Argument(help="Namespace prefix; empty: the whole store.")] = "",
     query: Annotated[
-        str | None, typer.Option("--query", "-q", help="Semantic query (needs --embed).")
+        str | None,
+        typer.Option(
+            "--query", "-q", help="Semantic query (embedded with the pinned model or --embed)."
+        ),
     ] = None,
     filter_json: Annotated[
         str | None, typer.Option("--filter", help='JSON filter, e.g. \'{"seats": {"$gte": 10}}\'')
     ] = None,
     limit: Annotated[int, typer.Option(help="At most this many results.")] = 10,
     offset: Annotated[int, typer.Option(help="Skip this many results.")] = 0,
-    table: TableOpt = None,
-    region: RegionOpt = None,
-    endpoint_url: EndpointOpt = None,
-    profile: ProfileOpt = None,
-    embed: EmbedOpt = None,
-    dims: DimsOpt = None,
-    fields: FieldsOpt = None,
-    json_out: JsonOpt = False,
 ) -> None:
     """Search memories under PREFIX, by filter and/or semantic query."""
-    target = Target.of(
-        table, region, endpoint_url, profile, json_out, embed=embed, dims=dims, fields=fields
-    )
     filters = json.loads(filter_json) if filter_json else None
     if filters is not None and not isinstance(filters, dict):
         raise CliError(f"--filter must be a JSON object, got: {filter_json}")
@@ -367,7 +322,7 @@ def search(
         offset=offset,
         refresh_ttl=False,
     )
-    if json_out:
+    if target.json:
         _print_json([item_json(hit, hit.score) for hit in hits])
         return
     grid = Table(title=f"{len(hits)} result(s)", title_justify="left")
@@ -387,18 +342,15 @@ def search(
 
 @app.command("export")
 @friendly
+@targeted(json=False)
 def export_items(
+    target: Target,
     prefix: Annotated[str, typer.Argument(help="Namespace prefix; empty: the whole store.")] = "",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
     ] = None,
-    table: TableOpt = None,
-    region: RegionOpt = None,
-    endpoint_url: EndpointOpt = None,
-    profile: ProfileOpt = None,
 ) -> None:
     """Write every memory under PREFIX as JSON Lines (namespace, key, value, timestamps)."""
-    target = Target.of(table, region, endpoint_url, profile, False)
     store = target.store(index=False)
     ns = parse_namespace(prefix)
     if output is None:
@@ -411,28 +363,19 @@ def export_items(
 
 @app.command("import")
 @friendly
+@targeted(model=True)
 def import_items(
+    target: Target,
     source: Annotated[Path, typer.Argument(help="JSON Lines file ('-' for stdin).")],
-    table: TableOpt = None,
-    region: RegionOpt = None,
-    endpoint_url: EndpointOpt = None,
-    profile: ProfileOpt = None,
-    embed: EmbedOpt = None,
-    dims: DimsOpt = None,
-    fields: FieldsOpt = None,
-    json_out: JsonOpt = False,
 ) -> None:
     """Write memories from JSON Lines (as `export` writes them: namespace, key, value)."""
-    target = Target.of(
-        table, region, endpoint_url, profile, json_out, embed=embed, dims=dims, fields=fields
-    )
     store = target.store()
     if str(source) == "-":
         count = transfer.import_lines(store, sys.stdin)
     else:
         with source.open() as lines:
             count = transfer.import_lines(store, lines)
-    if json_out:
+    if target.json:
         _print_json({"imported": count})
     else:
         console.print(f"[green]✓[/] imported {count} memories into {target.table}")

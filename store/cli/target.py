@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from langgraph.store.base import Item
@@ -16,30 +19,79 @@ from ..model_pin import BEDROCK, identity_of, read_pin
 from ..store import DynamoDBStore
 from .errors import ENVIRONMENT, CliError
 
+R = TypeVar("R")
+
 LEXICAL_PROVIDER = "langgraph.store.dynamodb.testing.embedder.LexicalEmbeddings"
 MINILM_PROVIDER = "langgraph.store.dynamodb.local_embeddings.MiniLMEmbeddings"
 
 TableOpt = Annotated[
-    str | None, typer.Option("--table", "-t", help="Table name [env DYNAMODB_MEMORY_TABLE].")
+    str | None, typer.Option("--table", "-t", help="Table name (env DYNAMODB_MEMORY_TABLE).")
 ]
-RegionOpt = Annotated[str | None, typer.Option(help="AWS region [env AWS_DEFAULT_REGION].")]
+RegionOpt = Annotated[str | None, typer.Option(help="AWS region (env AWS_DEFAULT_REGION).")]
 EndpointOpt = Annotated[
     str | None,
-    typer.Option(help="DynamoDB endpoint, e.g. the one serve prints [env AWS_ENDPOINT_URL]."),
+    typer.Option(help="DynamoDB endpoint, e.g. the one serve prints (env AWS_ENDPOINT_URL)."),
 ]
-ProfileOpt = Annotated[str | None, typer.Option(help="AWS profile [env AWS_PROFILE].")]
+ProfileOpt = Annotated[str | None, typer.Option(help="AWS profile (env AWS_PROFILE).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 EmbedOpt = Annotated[
     str | None,
     typer.Option(
         help="Embedding model: bedrock:<model id>, local:minilm, lexical "
-        "[env DYNAMODB_MEMORY_EMBED]. Needed for semantic search and the vector index."
+        "(env DYNAMODB_MEMORY_EMBED). Needed for semantic search and the vector index."
     ),
 ]
 DimsOpt = Annotated[int | None, typer.Option(help="Embedding dimensions (known models: auto).")]
 FieldsOpt = Annotated[
     str | None, typer.Option(help="Comma-separated value paths to embed (default: $).")
 ]
+
+
+def _option(name: str, annotation: Any, default: Any) -> inspect.Parameter:
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+    )
+
+
+CONNECTION = [
+    _option("table", TableOpt, None),
+    _option("region", RegionOpt, None),
+    _option("endpoint_url", EndpointOpt, None),
+    _option("profile", ProfileOpt, None),
+]
+MODEL = [
+    _option("embed", EmbedOpt, None),
+    _option("dims", DimsOpt, None),
+    _option("fields", FieldsOpt, None),
+]
+JSON = [_option("json_out", JsonOpt, False)]
+
+
+def targeted(
+    *, model: bool = False, json: bool = True
+) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """Give a command the options every command shares (`--table`, `--region`,
+    `--endpoint-url`, `--profile`, `--json`; with `model`, `--embed`, `--dims`,
+    `--fields`) and call it with the `Target` they name as its `target` argument."""
+    shared = CONNECTION + (MODEL if model else []) + (JSON if json else [])
+
+    def decorate(command: Callable[..., R]) -> Callable[..., R]:
+        own = [
+            p
+            for p in inspect.signature(command, eval_str=True).parameters.values()
+            if p.name != "target"
+        ]
+
+        @functools.wraps(command)
+        def wrapper(**kwargs: Any) -> R:
+            options = {p.name: kwargs.pop(p.name) for p in shared}
+            json_out = options.pop("json_out", False)
+            return command(target=Target.of(json_out=json_out, **options), **kwargs)
+
+        wrapper.__signature__ = inspect.Signature([*own, *shared])  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate
 
 
 @dataclass(frozen=True)
@@ -52,11 +104,11 @@ class Target:
     @classmethod
     def of(
         cls,
-        table: str | None,
-        region: str | None,
-        endpoint_url: str | None,
-        profile: str | None,
-        json_out: bool,
+        table: str | None = None,
+        region: str | None = None,
+        endpoint_url: str | None = None,
+        profile: str | None = None,
+        json_out: bool = False,
         *,
         embed: str | None = None,
         dims: int | None = None,
