@@ -123,6 +123,7 @@ def test_export_then_import_into_another_table(cli: Cli, table: str, tmp_path: P
         (("get", "memories..x", "k"), 2, "label"),
         (("search", "--table", "plain", "memories", "-q", "anything"), 2, "--embed"),
         (("import", "/nonexistent/file.jsonl"), 2, "No such file"),
+        (("status", "--profile", "no-such-profile"), 3, "no-such-profile"),
     ],
 )
 def test_user_errors_exit_non_zero_without_traceback(
