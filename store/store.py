@@ -110,6 +110,11 @@ class DynamoDBStore(BaseStore):
         )
 
     @property
+    def index_settings(self) -> IndexSettings | None:
+        """The validated index configuration (None for a key-value store)."""
+        return self._index
+
+    @property
     def client(self) -> Any:
         """The boto3 DynamoDB client the store talks through."""
         return self._client

@@ -1,0 +1,292 @@
+"""Reindex (backfill): embed every item whose vector is missing or stale.
+
+An item needs embedding when its value has text at its paths and its stored content
+hash is not the one the store's model gives that text: written before the index existed,
+still pending for the stream consumer, or embedded by another model. Items are visited
+namespace by namespace (from the registry) in key order, a page at a time; after each
+page a checkpoint row in the table records how far it got, so an interrupted run resumes
+there. Embedding is batched with bounded concurrency and an optional rate limit, and
+each write is conditional on the value being unchanged since it was read: an agent's
+concurrent put always wins. Works the same for `embed_on="write"` and `"stream"`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from . import clock, dynamo
+from .embedding import (
+    CONTENT_HASH,
+    INDEX_PATHS,
+    PENDING,
+    REVISION,
+    VECTOR_COUNT,
+    content_hash,
+    texts_to_embed,
+)
+from .index_config import IndexSettings
+from .keys import (
+    ITEM_PREFIX,
+    META_PK,
+    PK,
+    SK,
+    Namespace,
+    decode_namespace,
+    encode_namespace,
+    namespace_of_registry_key,
+    registry_prefix,
+)
+from .model_pin import ensure_pin, repin
+from .registry import Registry
+from .rows import UPDATED_AT, VALUE
+from .ttl import EXPIRES_AT, is_expired
+from .values import decode_value
+from .vector_writes import DEFAULT_CONCURRENCY, BatchEmbedder, EmbedJob, VectorWriter
+
+if TYPE_CHECKING:
+    from .store import DynamoDBStore
+
+logger = logging.getLogger(__name__)
+
+CHECKPOINT_PREFIX = "reindex#"
+DEFAULT_PAGE_SIZE = 100
+
+
+@dataclass
+class ReindexProgress:
+    """Running totals, passed to the progress callback after every page."""
+
+    scanned: int = 0
+    embedded: int = 0
+    skipped: int = 0
+    failed: int = 0
+    namespace: Namespace = ()
+    failures: list[tuple[Namespace, str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ReindexSummary:
+    """What a reindex run did: items scanned, embedded, skipped (already current, no
+    text, expired, or changed by a concurrent put), failed; whether it resumed."""
+
+    scanned: int
+    embedded: int
+    skipped: int
+    failed: int
+    seconds: float
+    resumed: bool
+    failures: tuple[tuple[Namespace, str, str], ...] = ()
+
+
+def reindex(
+    store: DynamoDBStore,
+    *,
+    prefix: Namespace = (),
+    concurrency: int = DEFAULT_CONCURRENCY,
+    max_items_per_second: float | None = None,
+    page_size: int = DEFAULT_PAGE_SIZE,
+    on_progress: Callable[[ReindexProgress], None] | None = None,
+    adopt_model: bool = False,
+    restart: bool = False,
+) -> ReindexSummary:
+    """Embed every item under `prefix` (the whole store by default) whose vector is
+    missing or stale, resuming from the last checkpoint of the same scope unless
+    `restart`. `adopt_model=True` moves the index to the store's model (re-pinning it);
+    otherwise a store whose model differs from the pinned one is refused. An exception
+    from `on_progress` stops the run after the checkpoint is saved (resume later)."""
+    settings = store.index_settings
+    if settings is None:
+        raise ValueError("reindex needs a store configured with an index (index={...}).")
+    client, table = store.client, store.table_name
+    if adopt_model:
+        repin(client, table, settings.index_name, settings.model, settings.fields)
+    else:
+        ensure_pin(client, table, settings.index_name, settings.model, settings.fields)
+    checkpoint = _Checkpoint(client, table, settings, prefix)
+    start = None if restart else checkpoint.load()
+    run = _Run(store, settings, concurrency, max_items_per_second)
+    started = time.perf_counter()
+    registry = Registry(client, table, consistent=True)
+    for row in registry.rows(prefix):
+        namespace_key = row[SK]
+        if start is not None and namespace_key < start[0]:
+            continue
+        after = start[1] if start is not None and namespace_key == start[0] else None
+        for page in _pages(client, table, row, after, page_size, settings):
+            run.page(page)
+            checkpoint.save(namespace_key, page[-1][SK])
+            if on_progress is not None:
+                on_progress(run.progress)
+    checkpoint.clear()
+    progress = run.progress
+    summary = ReindexSummary(
+        scanned=progress.scanned,
+        embedded=progress.embedded,
+        skipped=progress.skipped,
+        failed=progress.failed,
+        seconds=time.perf_counter() - started,
+        resumed=start is not None,
+        failures=tuple(progress.failures),
+    )
+    logger.info("Reindex of %s done: %s", table, summary)
+    return summary
+
+
+class _Run:
+    """Embeds pages of items and keeps the totals."""
+
+    def __init__(
+        self,
+        store: DynamoDBStore,
+        settings: IndexSettings,
+        concurrency: int,
+        max_items_per_second: float | None,
+    ) -> None:
+        self._settings = settings
+        self._embedder = BatchEmbedder(settings.embeddings, settings.model, concurrency=concurrency)
+        self._writer = VectorWriter(store.client, store.table_name)
+        self._concurrency = max(1, concurrency)
+        self._rate = max_items_per_second
+        self._began = time.monotonic()
+        self.progress = ReindexProgress()
+
+    def page(self, rows: list[dict[str, Any]]) -> None:
+        progress = self.progress
+        progress.scanned += len(rows)
+        progress.namespace = decode_namespace(rows[0][PK])
+        jobs = [job for job in (self._job(row) for row in rows) if job is not None]
+        progress.skipped += len(rows) - len(jobs)
+        self._pace(len(jobs))
+        vectors = self._embedder.embed(jobs)
+        with ThreadPoolExecutor(max_workers=min(self._concurrency, max(1, len(jobs)))) as pool:
+            outcomes = list(pool.map(self._write, jobs, vectors))
+        for job, outcome in zip(jobs, outcomes, strict=True):
+            if isinstance(outcome, Exception):
+                progress.failed += 1
+                progress.failures.append((progress.namespace, job.sk, str(outcome)))
+                logger.warning("Reindex could not embed %s of %s: %s", job.sk, job.pk, outcome)
+            elif outcome:
+                progress.embedded += 1
+            else:
+                progress.skipped += 1  # a concurrent put changed it: that put wins
+
+    def _job(self, row: dict[str, Any]) -> EmbedJob | None:
+        """The embedding an item needs, or None when its vector is current."""
+        if is_expired(row, clock.now()):
+            return None
+        settings = self._settings
+        paths = tuple(row.get(INDEX_PATHS) or settings.fields)
+        texts = tuple(texts_to_embed(decode_value(row[VALUE]), paths))
+        if not texts:
+            return None
+        digest = content_hash(texts, settings.model)
+        if row.get(CONTENT_HASH) == digest and PENDING not in row:
+            return None
+        filters = {name: row[name] for name in settings.filter_attributes if name in row}
+        return EmbedJob(
+            pk=row[PK],
+            sk=row[SK],
+            texts=texts,
+            digest=digest,
+            revision=int(row.get(REVISION, 0)),
+            old_count=int(row.get(VECTOR_COUNT, 0)),
+            filters=filters,
+            updated_at=row[UPDATED_AT],
+        )
+
+    def _write(self, job: EmbedJob, vectors: list[list[float]] | Exception) -> bool | Exception:
+        if isinstance(vectors, Exception):
+            return vectors
+        try:
+            return self._writer.write(job, vectors)
+        except Exception as error:
+            return error
+
+    def _pace(self, items: int) -> None:
+        """Sleep so that embedded items stay under `max_items_per_second`."""
+        if self._rate is None or items == 0:
+            return
+        due = self._began + (self.progress.embedded + items) / self._rate
+        time.sleep(max(0.0, due - time.monotonic()))
+
+
+def _pages(
+    client: Any,
+    table: str,
+    registry_row: dict[str, Any],
+    after: str | None,
+    page_size: int,
+    settings: IndexSettings,
+) -> Iterator[list[dict[str, Any]]]:
+    """The item rows of one namespace in key order, `page_size` at a time, without their
+    vectors."""
+    partition = encode_namespace(namespace_of_registry_key(registry_row[SK]))
+    attributes = [
+        PK,
+        SK,
+        VALUE,
+        INDEX_PATHS,
+        CONTENT_HASH,
+        PENDING,
+        VECTOR_COUNT,
+        REVISION,
+        UPDATED_AT,
+        EXPIRES_AT,
+        *settings.filter_attributes,
+    ]
+    names = {f"#a{i}": name for i, name in enumerate(attributes)}
+    kwargs: dict[str, Any] = {
+        "TableName": table,
+        "KeyConditionExpression": "#a0 = :pk AND begins_with(#a1, :items)",
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": {":pk": {"S": partition}, ":items": {"S": ITEM_PREFIX}},
+        "ProjectionExpression": ", ".join(names),
+        "ConsistentRead": True,
+        "Limit": page_size,
+    }
+    if after is not None:
+        kwargs["ExclusiveStartKey"] = {PK: {"S": partition}, SK: {"S": after}}
+    while True:
+        response = client.query(**kwargs)
+        rows = [dynamo.deserialize(item) for item in response.get("Items", [])]
+        if rows:
+            yield rows
+        last = response.get("LastEvaluatedKey")
+        if not last:
+            return
+        kwargs["ExclusiveStartKey"] = last
+
+
+class _Checkpoint:
+    """How far a reindex of one scope got, kept in the table's metadata partition."""
+
+    def __init__(self, client: Any, table: str, settings: IndexSettings, prefix: Namespace):
+        self._client = client
+        self._table = table
+        self._key = dynamo.serialize(
+            {PK: META_PK, SK: f"{CHECKPOINT_PREFIX}{settings.index_name}#{registry_prefix(prefix)}"}
+        )
+        self._model = settings.model.key
+
+    def load(self) -> tuple[str, str] | None:
+        """(registry key of the namespace, last item sort key done), if a run of the same
+        scope and model was interrupted."""
+        item = self._client.get_item(TableName=self._table, Key=self._key, ConsistentRead=True)
+        row = dynamo.deserialize(item.get("Item", {}))
+        if not row or row.get("model") != self._model:
+            return None
+        logger.info("Reindex resumes after %s in %s", row["after"], row["namespace"])
+        return str(row["namespace"]), str(row["after"])
+
+    def save(self, namespace_key: str, after: str) -> None:
+        item = {**dynamo.deserialize(self._key), "namespace": namespace_key, "after": after}
+        item["model"] = self._model
+        self._client.put_item(TableName=self._table, Item=dynamo.serialize(item))
+
+    def clear(self) -> None:
+        self._client.delete_item(TableName=self._table, Key=self._key)
