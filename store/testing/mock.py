@@ -113,6 +113,7 @@ def local_endpoint(
     index_deletion_delay: float | None = None,
     item_collection_size_limit: int | None = None,
     consumers: Mapping[str, Callable[[dict[str, Any], Any], Any]] | None = None,
+    embed_stream: bool = True,
 ) -> Iterator[str]:
     """Run the emulation behind moto's ThreadedMotoServer and yield its URL.
 
@@ -123,7 +124,9 @@ def local_endpoint(
     process and is reset on entry and exit when ``reset`` is true. Knobs as for
     :func:`mock_aws`. ``consumers`` maps table names to Lambda stream handlers that
     :func:`run_consumer` runs in the background for the life of the endpoint (records are
-    delivered as Lambda would).
+    delivered as Lambda would). With ``embed_stream`` (the default) the library's stream
+    consumer runs too, for every other table whose setup() pinned an embedding model:
+    writes with ``embed_on="stream"`` get embedded in the background as on AWS.
     """
     import logging
 
@@ -157,7 +160,14 @@ def local_endpoint(
 
             for table_name, handler in (consumers or {}).items():
                 stack.enter_context(run_consumer(table_name, handler))
-            yield f"http://{bound_host}:{bound_port}"
+            url = f"http://{bound_host}:{bound_port}"
+            if embed_stream:
+                from .auto_embed import AutoEmbedder
+
+                embedder = AutoEmbedder(url, skip=set(consumers or ()))
+                embedder.start()
+                stack.callback(embedder.stop)
+            yield url
     finally:
         pop_settings(merged)
         server.stop()

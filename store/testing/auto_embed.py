@@ -1,0 +1,125 @@
+"""The stream consumer behind ``local_endpoint``: embeds stream-mode writes on its own.
+
+It finds every emulated table with a pinned embedding model (the row ``setup()`` writes)
+and drains its stream through the library's :class:`StreamConsumer`, with the event
+source filter, embedding with the pinned model: Bedrock models through the emulated
+Bedrock behind the same endpoint, the local lexical model directly. Users change nothing
+but ``embed_on="stream"``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from moto.dynamodb.models import dynamodb_backends
+from moto.dynamodb.models.dynamo_type import DynamoType
+
+from ..consumer import FILTER_PATTERN, StreamConsumer
+from ..keys import META_PK
+from ..model_pin import BEDROCK, PIN_PREFIX, ModelIdentity
+from . import _vector as v
+from .embedder import LexicalEmbeddings
+from .streams import drain_stream
+
+logger = logging.getLogger(__name__)
+
+LEXICAL = f"{LexicalEmbeddings.__module__}.{LexicalEmbeddings.__qualname__}"
+CONSUMER_ID = "embedder"
+
+
+def pinned_indexes() -> list[tuple[str, str, str, ModelIdentity]]:
+    """(region, table, index name, model) of every emulated index with a pinned model."""
+    found = []
+    with v.LOCK:
+        for _, region, table in v.iter_tables(dynamodb_backends):
+            if table.stream_shard is None:
+                continue
+            partition = table.items.get(DynamoType({"S": META_PK}), {})
+            for sort_key, item in list(partition.items()):
+                name = str(sort_key.value)
+                if not name.startswith(PIN_PREFIX):
+                    continue
+                attrs = item.attrs
+                model = ModelIdentity(
+                    provider=attrs["provider"].value,
+                    model=attrs["model"].value,
+                    dims=int(attrs["dims"].value),
+                    normalize=bool(attrs["normalize"].value),
+                )
+                found.append((region, table.name, name[len(PIN_PREFIX) :], model))
+    return found
+
+
+class AutoEmbedder:
+    """Polls for pinned tables and drains their streams through the consumer."""
+
+    def __init__(self, endpoint_url: str, *, interval: float = 0.05, skip: set[str]) -> None:
+        self.endpoint_url = endpoint_url
+        self.interval = interval
+        self.skip = skip
+        self.errors: list[BaseException] = []
+        self._consumers: dict[tuple[str, str, str], StreamConsumer | None] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="auto-embedder")
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.poll()
+            self._stop.wait(self.interval)
+
+    def poll(self) -> None:
+        """Drain every pinned table's stream once."""
+        for region, table, index_name, model in pinned_indexes():
+            if table in self.skip:
+                continue
+            consumer = self._consumer(region, table, index_name, model)
+            if consumer is None:
+                continue
+            try:
+                drain_stream(
+                    table,
+                    consumer.handle,
+                    filter_patterns=[FILTER_PATTERN],
+                    region=region,
+                    consumer_id=f"{CONSUMER_ID}:{index_name}",
+                )
+            except LookupError:
+                pass  # the table went away meanwhile
+            except Exception as error:  # keep consuming; surface it to tests
+                self.errors.append(error)
+                logger.warning("Stream consumer for %s failed: %s", table, error)
+
+    def _consumer(
+        self, region: str, table: str, index_name: str, model: ModelIdentity
+    ) -> StreamConsumer | None:
+        key = (region, table, index_name)
+        if key not in self._consumers:
+            embeddings = None
+            if model.provider == LEXICAL:
+                embeddings = LexicalEmbeddings(model.dims)
+            elif model.provider != BEDROCK:
+                logger.warning(
+                    "Table %s pins %s, which the emulation cannot run: pass "
+                    "local_endpoint(consumers={%r: handler}) to embed its writes.",
+                    table,
+                    model,
+                    table,
+                )
+                self._consumers[key] = None
+                return None
+            self._consumers[key] = StreamConsumer(
+                table,
+                embeddings=embeddings,
+                index_name=index_name,
+                region_name=region,
+                endpoint_url=self.endpoint_url,
+            )
+        return self._consumers[key]
