@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(PY) -m bench.request_counts
 	$(PY) -m bench.recency
 	$(PY) -m bench.bench_search_vectors
+	$(PY) -m bench.bench_stream
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

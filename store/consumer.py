@@ -188,7 +188,7 @@ class StreamConsumer:
                 pinned.model,
                 dims,
                 pinned.normalize,
-                region_name=self._region,
+                region_name=self._region or self._client.meta.region_name,
                 endpoint_url=self._endpoint,
             )
         mine = identify(self._embeddings, dims)

@@ -252,3 +252,51 @@ def test_a_pending_item_is_not_refreshed_so_a_read_never_asks_for_embedding() ->
         report = drain_stream(TABLE, consumer.handle, filter_patterns=[FILTER_PATTERN])
         assert report.delivered == 2 and embeddings.calls == 1  # the put, then the aging
         assert report.invocations == 1
+
+
+def test_throttling_is_retried_with_backoff(streamed: StreamSetup) -> None:
+    from botocore.exceptions import ClientError
+
+    throttles = [2]
+
+    def throttle_twice(texts: list[str]) -> None:
+        if throttles[0] > 0:
+            throttles[0] -= 1
+            raise ClientError(
+                {"Error": {"Code": "ThrottlingException", "Message": "Rate exceeded"}},
+                "InvokeModel",
+            )
+
+    streamed.embeddings.before_call = throttle_twice
+    streamed.store.put(NS, "mem-1", {"text": TEXT})
+    report = streamed.drain()
+    assert report.ok and report.retries == 0  # retried inside the invocation
+    assert throttles == [0] and streamed.embeddings.texts == [TEXT]
+
+
+@pytest.mark.parametrize(
+    ("model", "dims", "calls"),
+    [("cohere.embed-english-v3", 1024, 1), ("amazon.titan-embed-text-v2:0", 256, 5)],
+)
+def test_bedrock_batch_api_where_the_model_has_one(model: str, dims: int, calls: int) -> None:
+    from langgraph.store.dynamodb.consumer import bedrock_embeddings
+
+    with mock_aws():
+        embed = bedrock_embeddings(model, dims, False, region_name="us-east-1")
+        store = DynamoDBStore(
+            TABLE,
+            region_name="us-east-1",
+            index={"dims": dims, "embed": embed, "fields": ["text"], "embed_on": "stream"},
+        )
+        store.setup()
+        for n in range(5):
+            store.put(NS, f"k{n}", {"text": f"memory number {n}"})
+        consumer = StreamConsumer(TABLE, client=store.client)  # the pinned Bedrock model
+        invoked: list[str] = []
+        embeddings, _ = consumer.ready()
+        embeddings.client.meta.events.register(  # type: ignore[attr-defined]
+            "before-call.bedrock-runtime", lambda model, **_: invoked.append(model.name)
+        )
+        assert drain_stream(TABLE, consumer.handle, filter_patterns=[FILTER_PATTERN]).ok
+        assert len(invoked) == calls
+        assert [r.key for r in store.search(NS, query="memory number 3", limit=1)] == ["k3"]
