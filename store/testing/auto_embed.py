@@ -4,7 +4,9 @@ It finds every emulated table with a pinned embedding model (the row ``setup()``
 and drains its stream through the library's :class:`StreamConsumer`, with the event
 source filter, embedding with the pinned model: Bedrock models through the emulated
 Bedrock behind the same endpoint, the local lexical model directly. Users change nothing
-but ``embed_on="stream"``.
+but ``embed_on="stream"``. While an in-process ``mock_aws`` is active (the emulation's
+state is global to the process) it stands aside: such tests drive the stream themselves
+with ``drain_stream``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from moto.core.models import MockAWS
 from moto.dynamodb.models import dynamodb_backends
 from moto.dynamodb.models.dynamo_type import DynamoType
 
@@ -28,11 +31,15 @@ LEXICAL = f"{LexicalEmbeddings.__module__}.{LexicalEmbeddings.__qualname__}"
 CONSUMER_ID = "embedder"
 
 
-def pinned_indexes() -> list[tuple[str, str, str, ModelIdentity]]:
-    """(region, table, index name, model) of every emulated index with a pinned model."""
+Pinned = tuple[str, str, str, ModelIdentity, str]
+
+
+def pinned_indexes() -> list[Pinned]:
+    """(region, table, index name, model, table identity) of every emulated index with a
+    pinned model; the identity changes when a table of that name is created anew."""
     found = []
     with v.LOCK:
-        for _, region, table in v.iter_tables(dynamodb_backends):
+        for account, region, table in v.iter_tables(dynamodb_backends):
             if table.stream_shard is None:
                 continue
             partition = table.items.get(DynamoType({"S": META_PK}), {})
@@ -47,7 +54,8 @@ def pinned_indexes() -> list[tuple[str, str, str, ModelIdentity]]:
                     dims=int(attrs["dims"].value),
                     normalize=bool(attrs["normalize"].value),
                 )
-                found.append((region, table.name, name[len(PIN_PREFIX) :], model))
+                identity = f"{account}/{table.created_at.isoformat()}"
+                found.append((region, table.name, name[len(PIN_PREFIX) :], model, identity))
     return found
 
 
@@ -59,7 +67,7 @@ class AutoEmbedder:
         self.interval = interval
         self.skip = skip
         self.errors: list[BaseException] = []
-        self._consumers: dict[tuple[str, str, str], StreamConsumer | None] = {}
+        self._consumers: dict[Pinned, StreamConsumer | None] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True, name="auto-embedder")
 
@@ -77,10 +85,13 @@ class AutoEmbedder:
 
     def poll(self) -> None:
         """Drain every pinned table's stream once."""
-        for region, table, index_name, model in pinned_indexes():
+        if MockAWS._nested_count > 0:
+            return
+        for pinned in pinned_indexes():
+            region, table, index_name, _, _ = pinned
             if table in self.skip:
                 continue
-            consumer = self._consumer(region, table, index_name, model)
+            consumer = self._consumer(pinned)
             if consumer is None:
                 continue
             try:
@@ -97,10 +108,8 @@ class AutoEmbedder:
                 self.errors.append(error)
                 logger.warning("Stream consumer for %s failed: %s", table, error)
 
-    def _consumer(
-        self, region: str, table: str, index_name: str, model: ModelIdentity
-    ) -> StreamConsumer | None:
-        key = (region, table, index_name)
+    def _consumer(self, key: Pinned) -> StreamConsumer | None:
+        region, table, index_name, model, _ = key
         if key not in self._consumers:
             embeddings = None
             if model.provider == LEXICAL:
