@@ -112,7 +112,7 @@ def reindex(
     run = _Run(store, settings, concurrency, max_items_per_second)
     started = time.perf_counter()
     registry = Registry(client, table, consistent=True)
-    for row in registry.rows(prefix):
+    for row in sorted(registry.rows(prefix), key=lambda row: str(row[SK])):
         namespace_key = row[SK]
         if start is not None and namespace_key < start[0]:
             continue
