@@ -10,6 +10,7 @@ import pytest
 from botocore.awsrequest import AWSResponse
 from botocore.config import Config
 from botocore.exceptions import ClientError
+from botocore.retries.standard import ExponentialBackoff
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.testing import LexicalEmbeddings
 
@@ -63,7 +64,12 @@ READS: dict[str, Callable[[DynamoDBStore], Any]] = {
 
 
 @pytest.mark.parametrize("read", READS)
-def test_throttling_after_retries_raises(kv_store: DynamoDBStore, read: str) -> None:
+def test_throttling_after_retries_raises(
+    kv_store: DynamoDBStore, read: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # botocore still decides and counts every retry; only its jittered wait (seconds of
+    # real sleep per test) is set to zero.
+    monkeypatch.setattr(ExponentialBackoff, "delay_amount", lambda self, context: 0)
     store = DynamoDBStore(
         "memory",
         region_name="us-east-1",

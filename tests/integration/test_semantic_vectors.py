@@ -28,19 +28,25 @@ def cos(degrees: float) -> float:
     return math.cos(math.radians(degrees))
 
 
-@pytest.fixture(params=[True, False], ids=["omit-expired", "keep-expired"])
+@pytest.fixture
 def store(request: pytest.FixtureRequest) -> Iterator[DynamoDBStore]:
-    """Both settings: with `omit_expired` off, a search asks the index for only
-    `offset + limit` vectors at first, so the paths differ."""
+    """A store with `omit_expired` on (the default), or as parametrized by `BOTH`."""
     with mock_aws():
         store = DynamoDBStore(
             "memory",
             region_name="us-east-1",
-            ttl={"omit_expired": request.param},
+            ttl={"omit_expired": getattr(request, "param", True)},
             index={"dims": 4, "embed": embed, "fields": ["notes[*]"]},
         )
         store.setup()
         yield store
+
+
+# With `omit_expired` off a search first asks the index for only `offset + limit` vectors,
+# so the paths that fetch deeper differ: run both.
+BOTH = pytest.mark.parametrize(
+    "store", [True, False], indirect=True, ids=["omit-expired", "keep-expired"]
+)
 
 
 def hits(store: DynamoDBStore, limit: int = 10) -> list[tuple[str, float]]:
@@ -75,6 +81,7 @@ def _vector_rows(store: DynamoDBStore) -> dict[str, dict[str, Any]]:
     return {item["SK"]["S"]: item for item in response["Items"]}
 
 
+@BOTH
 def test_a_stale_extra_vector_of_a_live_item_is_never_returned(store: DynamoDBStore) -> None:
     store.put(NS, "k", {"notes": ["a30", "a5"]})  # vector 1 (5 degrees) on an extra row
     store.put(NS, "other", {"notes": ["a10"]})
@@ -96,6 +103,7 @@ def test_a_stale_extra_vector_of_a_live_item_is_never_returned(store: DynamoDBSt
     assert hits(store, limit=1) == approx([("other", cos(10))])
 
 
+@BOTH
 def test_one_item_owning_the_nearest_vectors_does_not_starve_the_page(
     store: DynamoDBStore,
 ) -> None:
