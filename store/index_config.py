@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -18,6 +20,7 @@ DEFAULT_INDEX_NAME = "memory-vectors"
 DEFAULT_MAX_FANOUT = 100
 MAX_INLINE_FILTERS = 18
 FILTER_PREFIX = "filter_"
+INDEX_NAME = re.compile(r"[a-zA-Z0-9_.-]{3,255}")
 
 
 class DynamoIndexConfig(IndexConfig, total=False):
@@ -40,18 +43,14 @@ class DynamoIndexConfig(IndexConfig, total=False):
     filter_fields: list[str]
 
 
-@dataclass(frozen=True)
-class IndexSettings:
-    """A validated index configuration."""
+@dataclass(frozen=True, kw_only=True)
+class VectorIndexShape:
+    """The vector index settings fixed at creation (DynamoDB cannot change them later):
+    what `setup()` and the CDK stack both build the index from."""
 
+    index_name: str = DEFAULT_INDEX_NAME
     dims: int
-    embeddings: Embeddings
-    fields: tuple[str, ...]
-    distance_function: str
-    embed_on: str
-    index_name: str
-    max_fanout: int
-    model: ModelIdentity
+    distance_function: str = "COSINE"
     filter_fields: tuple[str, ...] = ()
 
     def filter_attribute(self, field: str) -> str:
@@ -64,41 +63,37 @@ class IndexSettings:
         return tuple(self.filter_attribute(field) for field in self.filter_fields)
 
 
-def parse_index_config(config: DynamoIndexConfig | IndexConfig | dict[str, Any]) -> IndexSettings:
-    """Validate an index configuration, raising `ValueError` that says what to set."""
-    if not isinstance(config, dict):
-        raise ValueError(f"index must be a dict (an IndexConfig), got {type(config).__name__}")
-    known = set(DynamoIndexConfig.__annotations__) | {"dims", "embed", "fields", "ann_index_config"}
-    unknown = sorted(set(config) - known)
-    if unknown:
-        raise ValueError(f"Unknown index setting(s) {unknown}; known: {sorted(known)}")
+@dataclass(frozen=True, kw_only=True)
+class IndexSettings(VectorIndexShape):
+    """A validated index configuration."""
+
+    embeddings: Embeddings
+    fields: tuple[str, ...]
+    embed_on: str
+    max_fanout: int
+    model: ModelIdentity
+
+
+def parse_index_shape(config: Mapping[str, Any]) -> VectorIndexShape:
+    """Validate the immutable vector index settings of an index configuration (`dims`,
+    `distance_function`, `index_name`, `filter_fields`), raising `ValueError` that says
+    what to set."""
     dims = config.get("dims")
     if not isinstance(dims, int) or isinstance(dims, bool) or not 1 <= dims <= MAX_DIMENSIONS:
         raise ValueError(
             f"index['dims'] must be the embedding model's dimension count, an int from 1 to "
             f"{MAX_DIMENSIONS} (DynamoDB's limit); got {dims!r}"
         )
-    if config.get("embed") is None:
-        raise ValueError(
-            "index['embed'] is required: a LangChain Embeddings (e.g. langchain_aws."
-            "BedrockEmbeddings), a sync or async function, or a provider string"
-        )
-    fields = config.get("fields") or ["$"]
-    if isinstance(fields, str) or not all(isinstance(f, str) and f for f in fields):
-        raise ValueError(f"index['fields'] must be a list of JSON paths, got {fields!r}")
     distance = config.get("distance_function", "COSINE")
     if distance not in DISTANCE_FUNCTIONS:
         choices = list(DISTANCE_FUNCTIONS)
         raise ValueError(f"index['distance_function'] must be one of {choices}, got {distance!r}")
-    embed_on = config.get("embed_on", "write")
-    if embed_on not in EMBED_ON:
-        raise ValueError(f"index['embed_on'] must be one of {list(EMBED_ON)}, got {embed_on!r}")
     index_name = config.get("index_name", DEFAULT_INDEX_NAME)
-    if not isinstance(index_name, str) or not 3 <= len(index_name) <= 255:
-        raise ValueError(f"index['index_name'] must be 3-255 characters, got {index_name!r}")
-    max_fanout = config.get("max_fanout", DEFAULT_MAX_FANOUT)
-    if not isinstance(max_fanout, int) or max_fanout < 1:
-        raise ValueError(f"index['max_fanout'] must be a positive int, got {max_fanout!r}")
+    if not isinstance(index_name, str) or not INDEX_NAME.fullmatch(index_name):
+        raise ValueError(
+            "index['index_name'] must be 3-255 characters of letters, digits, '_', '-' and "
+            f"'.', got {index_name!r}"
+        )
     filter_fields: Any = config.get("filter_fields", [])
     if (
         isinstance(filter_fields, str)
@@ -109,15 +104,43 @@ def parse_index_config(config: DynamoIndexConfig | IndexConfig | dict[str, Any])
             "index['filter_fields'] must be a list of at most "
             f"{MAX_INLINE_FILTERS} top-level field names, got {filter_fields!r}"
         )
+    return VectorIndexShape(
+        index_name=index_name,
+        dims=dims,
+        distance_function=distance,
+        filter_fields=tuple(filter_fields),
+    )
+
+
+def parse_index_config(config: DynamoIndexConfig | IndexConfig | dict[str, Any]) -> IndexSettings:
+    """Validate an index configuration, raising `ValueError` that says what to set."""
+    if not isinstance(config, dict):
+        raise ValueError(f"index must be a dict (an IndexConfig), got {type(config).__name__}")
+    known = set(DynamoIndexConfig.__annotations__) | {"dims", "embed", "fields", "ann_index_config"}
+    unknown = sorted(set(config) - known)
+    if unknown:
+        raise ValueError(f"Unknown index setting(s) {unknown}; known: {sorted(known)}")
+    shape = parse_index_shape(config)
+    if config.get("embed") is None:
+        raise ValueError(
+            "index['embed'] is required: a LangChain Embeddings (e.g. langchain_aws."
+            "BedrockEmbeddings), a sync or async function, or a provider string"
+        )
+    fields = config.get("fields") or ["$"]
+    if isinstance(fields, str) or not all(isinstance(f, str) and f for f in fields):
+        raise ValueError(f"index['fields'] must be a list of JSON paths, got {fields!r}")
+    embed_on = config.get("embed_on", "write")
+    if embed_on not in EMBED_ON:
+        raise ValueError(f"index['embed_on'] must be one of {list(EMBED_ON)}, got {embed_on!r}")
+    max_fanout = config.get("max_fanout", DEFAULT_MAX_FANOUT)
+    if not isinstance(max_fanout, int) or max_fanout < 1:
+        raise ValueError(f"index['max_fanout'] must be a positive int, got {max_fanout!r}")
     embeddings = ensure_embeddings(config["embed"])
     return IndexSettings(
-        dims=dims,
+        **vars(shape),
         embeddings=embeddings,
         fields=tuple(fields),
-        distance_function=distance,
         embed_on=embed_on,
-        index_name=index_name,
         max_fanout=max_fanout,
-        model=identify(embeddings, dims),
-        filter_fields=tuple(filter_fields),
+        model=identify(embeddings, shape.dims),
     )

@@ -44,8 +44,9 @@ from .rows import (
     to_search_item,
 )
 from .semantic_search import SemanticSearch, check_page
+from .table_spec import table_spec
 from .ttl import is_expired
-from .vector_index import attribute_definitions, ensure_index, index_spec
+from .vector_index import ensure_index
 from .writes import Writer
 
 logger = logging.getLogger(__name__)
@@ -185,15 +186,7 @@ class DynamoDBStore(BaseStore):
         whose immutable settings disagree. Pins the embedding model in the table on first
         use and refuses another one (`ModelMismatchError`). Idempotent and safe to run from
         several processes."""
-        extra = (
-            {
-                "VectorIndexes": [index_spec(self._index)],
-                "AttributeDefinitions": attribute_definitions(self._index),
-            }
-            if self._index
-            else None
-        )
-        table.ensure_table(self._client, self.table_name, extra=extra)
+        table.ensure_table(self._client, self.table_name, table_spec(self._index))
         if self._index:
             ensure_index(self._client, self.table_name, self._index, timeout=timeout)
             index = self._index

@@ -9,7 +9,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from . import recency
-from .keys import PK, RECENCY, SK
+from .table_spec import KEY_SCHEMA, ttl_spec
 from .ttl import EXPIRES_AT
 
 logger = logging.getLogger(__name__)
@@ -26,14 +26,13 @@ def describe(client: Any, table: str) -> dict[str, Any] | None:
     return description
 
 
-def ensure_table(client: Any, table: str, *, extra: dict[str, Any] | None = None) -> None:
-    """Create the table (on-demand, `PK`/`SK` strings, the recency index, stream with both
-    images) when it is missing, wait until it is ACTIVE, check an existing table's key
-    schema and recency index (refusing a table without it), enable TTL. `extra` adds
-    CreateTable parameters (e.g. vector indexes, more attribute definitions)."""
+def ensure_table(client: Any, table: str, spec: dict[str, Any]) -> None:
+    """Create the table from `spec` (CreateTable parameters, see `table_spec`) when it is
+    missing, wait until it is ACTIVE, check an existing table's key schema and recency
+    index (refusing a table without it), enable TTL."""
     existing = describe(client, table)
     if existing is None:
-        _create(client, table, dict(extra or {}))
+        _create(client, table, spec)
     else:
         _check_keys(table, existing)
         recency.check_table(table, existing)
@@ -43,26 +42,10 @@ def ensure_table(client: Any, table: str, *, extra: dict[str, Any] | None = None
     _ensure_ttl(client, table)
 
 
-def _create(client: Any, table: str, extra: dict[str, Any]) -> None:
-    definitions = {name: "S" for name in (PK, SK, RECENCY)}
-    for definition in extra.pop("AttributeDefinitions", None) or []:
-        definitions[definition["AttributeName"]] = definition["AttributeType"]
+def _create(client: Any, table: str, spec: dict[str, Any]) -> None:
     logger.info("Creating DynamoDB table %s", table)
     try:
-        client.create_table(
-            TableName=table,
-            AttributeDefinitions=[
-                {"AttributeName": name, "AttributeType": kind} for name, kind in definitions.items()
-            ],
-            KeySchema=[
-                {"AttributeName": PK, "KeyType": "HASH"},
-                {"AttributeName": SK, "KeyType": "RANGE"},
-            ],
-            LocalSecondaryIndexes=[recency.index_spec()],
-            BillingMode="PAY_PER_REQUEST",
-            StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
-            **extra,
-        )
+        client.create_table(TableName=table, **spec)
     except ClientError as error:
         # Another process created it first: setup() is safe to call concurrently.
         if error.response["Error"]["Code"] != "ResourceInUseException":
@@ -71,7 +54,7 @@ def _create(client: Any, table: str, extra: dict[str, Any]) -> None:
 
 def _check_keys(table: str, description: dict[str, Any]) -> None:
     keys = {k["AttributeName"]: k["KeyType"] for k in description["KeySchema"]}
-    if keys != {PK: "HASH", SK: "RANGE"}:
+    if keys != {k["AttributeName"]: k["KeyType"] for k in KEY_SCHEMA}:
         raise ValueError(
             f"Table {table} has key schema {keys}; DynamoDBStore needs PK (HASH, S) and "
             "SK (RANGE, S). Use another table name or a table created by setup()."
@@ -87,7 +70,4 @@ def _ensure_ttl(client: Any, table: str) -> None:
                 f"expires items through {EXPIRES_AT!r}. Disable that TTL or use another table."
             )
         return
-    client.update_time_to_live(
-        TableName=table,
-        TimeToLiveSpecification={"Enabled": True, "AttributeName": EXPIRES_AT},
-    )
+    client.update_time_to_live(TableName=table, TimeToLiveSpecification=ttl_spec())

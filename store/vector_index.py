@@ -10,8 +10,9 @@ from botocore.exceptions import ClientError
 
 from .embedding import VECTOR, to_search_vector
 from .index_config import IndexSettings
-from .keys import GROUPS_PK, PK, SK
+from .keys import GROUPS_PK, PK
 from .table import describe
+from .table_spec import attribute_definitions, index_spec
 
 logger = logging.getLogger(__name__)
 
@@ -19,34 +20,6 @@ NOT_YET_SEARCHABLE = "does not have the specified index"
 # A backend that drops vector indexes never reports one; AWS reports it at once.
 UNSUPPORTED_AFTER_SECONDS = 5.0
 LOG_EVERY_SECONDS = 60.0
-
-
-def index_spec(settings: IndexSettings) -> dict[str, Any]:
-    """The vector index this store needs: HASH on the partition key, everything projected
-    (so one SearchVectors answers with whole values)."""
-    return {
-        "IndexName": settings.index_name,
-        "VectorAttribute": {"AttributeName": VECTOR},
-        "Dimensions": settings.dims,
-        "DistanceFunction": settings.distance_function,
-        "Projection": {"ProjectionType": "ALL"},
-        "SearchSchema": [
-            {"AttributeName": PK, "SearchSchemaElementType": "HASH"},
-            *(
-                {"AttributeName": name, "SearchSchemaElementType": "INLINE_FILTER"}
-                for name in settings.filter_attributes
-            ),
-        ],
-    }
-
-
-def attribute_definitions(settings: IndexSettings) -> list[dict[str, str]]:
-    """Key and search-schema attributes the table must define for this index."""
-    return [
-        {"AttributeName": PK, "AttributeType": "S"},
-        {"AttributeName": SK, "AttributeType": "S"},
-        *({"AttributeName": name, "AttributeType": "S"} for name in settings.filter_attributes),
-    ]
 
 
 def find_index(description: dict[str, Any], name: str) -> dict[str, Any] | None:

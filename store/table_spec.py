@@ -1,0 +1,70 @@
+"""The table `DynamoDBStore` needs, as plain data: `setup()` creates it from this and the
+CDK stack (`infra/`) deploys it from this, so the two can never differ."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import recency
+from .embedding import VECTOR
+from .index_config import VectorIndexShape
+from .keys import PK, RECENCY, SK
+from .ttl import EXPIRES_AT
+
+BILLING_MODE = "PAY_PER_REQUEST"  # vector indexes require on-demand tables
+STREAM_VIEW_TYPE = "NEW_AND_OLD_IMAGES"
+KEY_SCHEMA: tuple[dict[str, str], ...] = (
+    {"AttributeName": PK, "KeyType": "HASH"},
+    {"AttributeName": SK, "KeyType": "RANGE"},
+)
+
+
+def table_spec(index: VectorIndexShape | None) -> dict[str, Any]:
+    """CreateTable parameters (all but `TableName`): `PK`/`SK` strings, the recency local
+    secondary index, on-demand, a stream with new and old images, and the vector index
+    when `index` is given."""
+    spec: dict[str, Any] = {
+        "AttributeDefinitions": attribute_definitions(index),
+        "KeySchema": [dict(element) for element in KEY_SCHEMA],
+        "LocalSecondaryIndexes": [recency.index_spec()],
+        "BillingMode": BILLING_MODE,
+        "StreamSpecification": {"StreamEnabled": True, "StreamViewType": STREAM_VIEW_TYPE},
+    }
+    if index is not None:
+        spec["VectorIndexes"] = [index_spec(index)]
+    return spec
+
+
+def ttl_spec() -> dict[str, Any]:
+    """The table's TimeToLiveSpecification: DynamoDB expires items through `expires_at`."""
+    return {"AttributeName": EXPIRES_AT, "Enabled": True}
+
+
+def index_spec(index: VectorIndexShape) -> dict[str, Any]:
+    """The vector index this store needs: HASH on the partition key, everything projected
+    (so one SearchVectors answers with whole values)."""
+    return {
+        "IndexName": index.index_name,
+        "VectorAttribute": {"AttributeName": VECTOR},
+        "Dimensions": index.dims,
+        "DistanceFunction": index.distance_function,
+        "Projection": {"ProjectionType": "ALL"},
+        "SearchSchema": [
+            {"AttributeName": PK, "SearchSchemaElementType": "HASH"},
+            *(
+                {"AttributeName": name, "SearchSchemaElementType": "INLINE_FILTER"}
+                for name in index.filter_attributes
+            ),
+        ],
+    }
+
+
+def attribute_definitions(index: VectorIndexShape | None) -> list[dict[str, str]]:
+    """Key, recency index and search-schema attributes the table must define."""
+    filters = index.filter_attributes if index is not None else ()
+    return [
+        {"AttributeName": PK, "AttributeType": "S"},
+        {"AttributeName": SK, "AttributeType": "S"},
+        {"AttributeName": RECENCY, "AttributeType": "S"},
+        *({"AttributeName": name, "AttributeType": "S"} for name in filters),
+    ]
