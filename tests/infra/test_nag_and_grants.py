@@ -1,0 +1,105 @@
+"""cdk-nag runs on the app and fails it on findings; grants give an app what the store needs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aws_cdk import App, Stack, Validations
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_sqs as sqs
+from aws_cdk.assertions import Template
+from cdk_nag import AwsSolutionsChecks
+
+from infra.backend import MemoryBackend
+
+from .conftest import NO_BUNDLING, Synthesized
+
+
+def test_nag_ran_and_found_nothing_unacknowledged(synthesized: Synthesized) -> None:
+    report = synthesized.validation_report()
+    assert report["pluginReports"] == []  # the AwsSolutions plugin reports only failures
+    acknowledged = {finding for _, finding, _ in synthesized.stack.backend.nag_acknowledgements()}
+    assert acknowledged == {
+        "AwsSolutions::AwsSolutions-IAM5[Resource::*]",
+        "AwsSolutions::AwsSolutions-SQS3",
+    }
+    for _, _, reason in synthesized.stack.backend.nag_acknowledgements():
+        assert len(reason) > 40
+
+
+def test_nag_fails_the_synth_on_a_finding(tmp_path: Path) -> None:
+    app = App(outdir=str(tmp_path), context=NO_BUNDLING)
+    stack = Stack(app, "Bad")
+    sqs.Queue(stack, "Plain", encryption=sqs.QueueEncryption.UNENCRYPTED)
+    Validations.of(app).add_plugins(AwsSolutionsChecks(app))
+    with pytest.raises(RuntimeError, match="ValidationFailed"):
+        app.synth()
+    report = json.loads((tmp_path / "validation-report.json").read_text())
+    rules = {v["ruleName"] for r in report["pluginReports"] for v in r["violations"]}
+    assert "AwsSolutions-SQS4" in rules
+
+
+def granted(read_only: bool) -> tuple[list[dict[str, Any]], Stack]:
+    app = App(context=NO_BUNDLING)
+    stack = Stack(app, "App")
+    backend = MemoryBackend(stack, "Memory")
+    role = iam.Role(stack, "AppRole", assumed_by=iam.ServicePrincipal("ecs-tasks.amazonaws.com"))
+    backend.grant_memory_access(role, read_only=read_only)
+    policies = Template.from_stack(stack).find_resources(
+        "AWS::IAM::Policy",
+        {
+            "Properties": {
+                "Roles": [
+                    {
+                        "Ref": stack.resolve(
+                            (role.node.default_child).logical_id  # type: ignore[union-attr]
+                        )
+                    }
+                ]
+            }
+        },
+    )
+    [policy] = policies.values()
+    return policy["Properties"]["PolicyDocument"]["Statement"], stack
+
+
+@pytest.fixture(scope="module")
+def read_write() -> list[dict[str, Any]]:
+    return granted(read_only=False)[0]
+
+
+@pytest.fixture(scope="module")
+def read_only() -> list[dict[str, Any]]:
+    return granted(read_only=True)[0]
+
+
+def test_grant_gives_the_store_its_actions_on_this_table(read_write: list[dict[str, Any]]) -> None:
+    items, search = read_write
+    assert sorted(items["Action"]) == sorted(
+        [
+            "dynamodb:GetItem",
+            "dynamodb:BatchGetItem",
+            "dynamodb:Query",
+            "dynamodb:DescribeTable",
+            "dynamodb:DescribeTimeToLive",
+            "dynamodb:PutItem",
+            "dynamodb:UpdateItem",
+            "dynamodb:DeleteItem",
+            "dynamodb:BatchWriteItem",
+        ]
+    )
+    assert "Fn::GetAtt" in json.dumps(items["Resource"])
+    assert search["Action"] == "dynamodb:SearchVectors"
+    assert json.dumps(search["Resource"]).endswith('"/index/memory-vectors"]]}')
+
+
+def test_read_only_grant_cannot_write(read_only: list[dict[str, Any]]) -> None:
+    items, search = read_only
+    assert not {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"} & set(
+        items["Action"]
+    )
+    assert "dynamodb:GetItem" in items["Action"]
+    assert search["Action"] == "dynamodb:SearchVectors"
