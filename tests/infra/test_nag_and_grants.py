@@ -19,8 +19,12 @@ from .conftest import NO_BUNDLING, Synthesized
 
 
 def test_nag_ran_and_found_nothing_unacknowledged(synthesized: Synthesized) -> None:
-    report = synthesized.validation_report()
-    assert report["pluginReports"] == []  # the AwsSolutions plugin reports only failures
+    reports = synthesized.validation_report()["pluginReports"]
+    assert [r["pluginName"] for r in reports] == ["AwsSolutions"]
+    assert reports[0]["conclusion"] == "success"
+    assert reports[0]["violations"] == []
+    suppressed = {v["ruleName"] for v in reports[0]["suppressedViolations"]}
+    assert suppressed == {"AwsSolutions-IAM5[Resource::*]", "AwsSolutions-SQS3"}
     acknowledged = {finding for _, finding, _ in synthesized.stack.backend.nag_acknowledgements()}
     assert acknowledged == {
         "AwsSolutions::AwsSolutions-IAM5[Resource::*]",
