@@ -18,7 +18,7 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
-from langgraph.store.dynamodb.consumer import filter_criteria
+from langgraph.store.dynamodb.consumer import consumer_env, filter_criteria
 from langgraph.store.dynamodb.table_spec import table_spec, ttl_spec
 
 from .bundling import consumer_code
@@ -255,15 +255,14 @@ class MemoryBackend(Construct):
     def consumer_environment(self) -> dict[str, str]:
         """The consumer's configuration (read by `consumer_from_env`), from the settings."""
         settings = self.settings
-        return {
-            "TABLE_NAME": self.table_name,
-            "INDEX_NAME": settings.index_name,
-            "EMBEDDING_MODEL_ID": settings.embedding_model_id,
-            "EMBEDDING_DIMS": str(settings.dims),
-            "EMBEDDING_NORMALIZE": str(settings.normalize).lower(),
-            "POWERTOOLS_SERVICE_NAME": "memory-embedder",
-            "POWERTOOLS_METRICS_NAMESPACE": "LangGraphMemory",
-        }
+        env: dict[str, str] = consumer_env(
+            self.table_name,
+            index_name=settings.index_name,
+            model_id=settings.embedding_model_id,
+            dims=settings.dims,
+            normalize=settings.normalize,
+        )
+        return env
 
     def _profile_models_statement(self) -> iam.PolicyStatement:
         """An inference profile routes to its foundation model in several regions: allow

@@ -357,8 +357,21 @@ class StreamConsumer:
         )
 
 
+def consumer_env(
+    table_name: str, *, index_name: str, model_id: str, dims: int, normalize: bool
+) -> dict[str, str]:
+    """The environment `consumer_from_env` reads, as the CDK stack sets it on the Lambda."""
+    return {
+        "TABLE_NAME": table_name,
+        "INDEX_NAME": index_name,
+        "EMBEDDING_MODEL_ID": model_id,
+        "EMBEDDING_DIMS": str(dims),
+        "EMBEDDING_NORMALIZE": str(normalize).lower(),
+    }
+
+
 def consumer_from_env(env: Mapping[str, str] | None = None) -> StreamConsumer:
-    """A consumer configured the way the CDK stack configures the Lambda:
+    """A consumer configured the way the CDK stack configures the Lambda (`consumer_env`):
     `TABLE_NAME` (required), `INDEX_NAME`, `EMBEDDING_MODEL_ID`, `EMBEDDING_DIMS`,
     `EMBEDDING_NORMALIZE` ("true"/"false"), `EMBED_CONCURRENCY`. Without a model id the
     table's pinned Bedrock model is used; with one, it must match the pin."""
