@@ -88,7 +88,8 @@ def run(choice: str = "auto") -> None:
             title="make demo",
         )
     )
-    with local_endpoint() as url:
+    # The demo runs its own consumer (it may embed with a local model), so it can wait on it.
+    with local_endpoint(embed_stream=False) as url:
         store = DynamoDBStore(
             TABLE,
             region_name=REGION,

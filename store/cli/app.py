@@ -6,6 +6,7 @@ label), e.g. `memories.acme-corp.user-8812`; an empty prefix is the whole store.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import threading
@@ -16,13 +17,14 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.live import Live
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.spinner import Spinner
 from rich.table import Table
 
 from .. import table as table_module
 from . import serve as serving
 from . import transfer
-from .errors import NOT_FOUND, CliError, friendly, stderr
+from .errors import ENVIRONMENT, NOT_FOUND, CliError, friendly, stderr
 from .status import table_status
 from .target import (
     JsonOpt,
@@ -198,6 +200,88 @@ def status(
         )
         grid.add_row("pinned model", str(index["model"] or "none yet"))
     console.print(grid)
+
+
+@app.command("reindex")
+@friendly
+@targeted(model=True)
+def reindex_items(
+    target: Target,
+    prefix: Annotated[str, typer.Argument(help="Namespace prefix; empty: the whole store.")] = "",
+    restart: Annotated[
+        bool, typer.Option(help="Start over instead of resuming from the last checkpoint.")
+    ] = False,
+    adopt_model: Annotated[
+        bool, typer.Option(help="Move the index to --embed's model and re-embed everything.")
+    ] = False,
+    rate: Annotated[float | None, typer.Option(help="At most this many items per second.")] = None,
+) -> None:
+    """Embed every memory whose vector is missing or stale (written before the index,
+    still pending, or by another model). Resumes where an interrupted run stopped."""
+    from ..reindex import ReindexProgress, reindex
+
+    store = target.store()
+    if store.index_config is None:
+        raise CliError(
+            f"Table {target.table} has no pinned embedding model: pass --embed (the model "
+            "to embed with) or run setup --embed first."
+        )
+    run = functools.partial(
+        reindex,
+        store,
+        prefix=parse_namespace(prefix),
+        max_items_per_second=rate,
+        adopt_model=adopt_model,
+        restart=restart,
+    )
+    if target.json:
+        summary = run()
+    else:
+        columns = (
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TimeElapsedColumn(),
+        )
+        with Progress(*columns, console=console, transient=True) as progress:
+            task = progress.add_task("Reindexing…", total=None)
+
+            def show(done: ReindexProgress) -> None:
+                progress.update(
+                    task,
+                    description=f"{'.'.join(done.namespace) or '(root)'}: "
+                    f"{done.scanned} scanned, {done.embedded} embedded, "
+                    f"{done.skipped} current, {done.failed} failed",
+                )
+
+            summary = run(on_progress=show)
+    failures = [
+        {"namespace": list(ns), "key": key, "error": error} for ns, key, error in summary.failures
+    ]
+    report = {
+        "scanned": summary.scanned,
+        "embedded": summary.embedded,
+        "skipped": summary.skipped,
+        "failed": summary.failed,
+        "resumed": summary.resumed,
+        "seconds": round(summary.seconds, 3),
+        "failures": failures,
+    }
+    if target.json:
+        _print_json(report)
+    else:
+        resumed = " (resumed from a checkpoint)" if summary.resumed else ""
+        console.print(
+            f"[green]✓[/] Reindexed {target.table}{resumed}: {summary.scanned} scanned, "
+            f"{summary.embedded} embedded, {summary.skipped} already current, "
+            f"{summary.failed} failed ({summary.seconds:.1f} s)."
+        )
+        for failure in failures:
+            stderr.print(
+                f"  failed {'.'.join(failure['namespace'])} {failure['key']}: {failure['error']}"
+            )
+    if summary.failed:
+        raise typer.Exit(ENVIRONMENT)
 
 
 # ------------------------------------------------------------------------------ memories
