@@ -32,10 +32,11 @@ demo: $(STAMP)
 	$(PY) -m langgraph.store.dynamodb.demo
 
 bench: $(STAMP)
-	$(PY) -m bench.request_counts
-	$(PY) -m bench.recency
-	$(PY) -m bench.bench_search_vectors
-	$(PY) -m bench.bench_stream
+	$(PY) -m bench
+	$(PY) -m bench.recency | tee bench/results/recency.txt
+	$(PY) -m bench.bench_stream | tee bench/results/stream.txt
+	$(PY) -m bench.emulator_query | tee bench/results/emulator.txt
+	$(PY) -m bench.bench_search_vectors | tee -a bench/results/emulator.txt
 
 # The CDK app as `cdk synth` runs it (cdk.json), offline: template and asset in cdk.out/.
 synth: $(STAMP)

@@ -18,6 +18,7 @@ index), imported from `git archive` as a separate package.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import io
 import os
@@ -32,13 +33,17 @@ from typing import Any
 from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.dynamodb.testing import mock_aws
 
-from bench.request_counts import ITEMS_READ, STORES, counting
+from bench.instrument import Meter
+from bench.stores import KINDS, OURS
 
 LIMIT = 10
 BASELINE = "bdd944d"  # main just before the recency index: search in key order
 
 
-def baseline_factory(revision: str) -> Callable[[dict[str, Any] | None], BaseStore]:
+Factory = Callable[[], BaseStore]
+
+
+def baseline_factory(revision: str) -> Factory:
     """The store as it was at `revision`, importable as `baseline_store`."""
     archive = subprocess.run(
         ["git", "archive", revision, "store"], check=True, capture_output=True
@@ -50,8 +55,8 @@ def baseline_factory(revision: str) -> Callable[[dict[str, Any] | None], BaseSto
     sys.path.insert(0, str(root))
     module = importlib.import_module("baseline_store")
 
-    def make(index: dict[str, Any] | None) -> BaseStore:
-        store: BaseStore = module.DynamoDBStore("key-ordered", index=index)
+    def make() -> BaseStore:
+        store: BaseStore = module.DynamoDBStore("key-ordered")
         store.setup()  # type: ignore[attr-defined]
         return store
 
@@ -71,7 +76,7 @@ def fill(store: BaseStore, items: int) -> list[tuple[tuple[str, ...], str]]:
     return written
 
 
-def measure(store: BaseStore, items: int) -> dict[str, tuple[int, int, str]]:
+def measure(meter: Meter, store: BaseStore, items: int) -> dict[str, tuple[int, int, str]]:
     written = fill(store, items)
     searches = {
         "one namespace": ("bench", "t10", "u00"),
@@ -81,16 +86,14 @@ def measure(store: BaseStore, items: int) -> dict[str, tuple[int, int, str]]:
     figures: dict[str, tuple[int, int, str]] = {}
     for name, prefix in searches.items():
         newest = [w for w in reversed(written) if w[0][: len(prefix)] == prefix][:LIMIT]
-        with counting() as calls:
-            try:
-                found = store.search(prefix, limit=LIMIT)
-            except Exception as error:  # a store that cannot answer: report it
-                figures[name] = (0, 0, f"error: {type(error).__name__}")
-                continue
-        read = calls.pop(ITEMS_READ, 0)
-        answer = [(tuple(r.namespace), r.key) for r in found]
+        try:
+            sample = meter.measure(lambda prefix=prefix: store.search(prefix, limit=LIMIT))
+        except Exception as error:  # a store that cannot answer: report it
+            figures[name] = (0, 0, f"error: {type(error).__name__}")
+            continue
+        answer = [(tuple(r.namespace), r.key) for r in sample.result]
         order = "newest" if answer == newest else "empty" if not answer else "other"
-        figures[name] = (sum(calls.values()), read, order)
+        figures[name] = (sample.usage.requests, sample.usage.items_read, order)
     return figures
 
 
@@ -100,20 +103,27 @@ def main() -> None:
     parser.add_argument("--baseline", default=BASELINE)
     args = parser.parse_args()
     os.environ["AWS_DEFAULT_REGION"] = "us-east-1"  # the mock brings fake credentials
-    stores: dict[str, Callable[[dict[str, Any] | None], BaseStore]] = {
-        "ours (newest first)": STORES["ours"],
-        f"ours @{args.baseline} (key order)": baseline_factory(args.baseline),
-        **{name: make for name, make in STORES.items() if name != "ours"},
+    kinds = {kind.name: kind for kind in KINDS}
+    stores: dict[str, Factory] = {
+        f"{name} (newest first)" if name == OURS else name: functools.partial(
+            kind.make, f"recency-{name}", None, None
+        )
+        for name, kind in kinds.items()
+    }
+    stores = {
+        f"{OURS} (newest first)": stores.pop(f"{OURS} (newest first)"),
+        f"{OURS} @{args.baseline} (key order)": baseline_factory(args.baseline),
+        **stores,
     }
     results: dict[str, dict[str, tuple[int, int, str]]] = {}
-    with mock_aws():
+    with mock_aws(), Meter() as meter:
         for name, make in stores.items():
             try:
-                store = make(None)
+                store = make()
             except Exception as error:
                 print(f"{name}: could not be set up: {type(error).__name__}: {error}")
                 continue
-            results[name] = measure(store, args.items)
+            results[name] = measure(meter, store, args.items)
     print(
         f"\nsearch(prefix, limit={LIMIT}) without a query: requests / items read / order "
         f"({args.items} memories per namespace)"

@@ -1,0 +1,5 @@
+"""`python -m bench`: see `bench.run`."""
+
+from .run import main
+
+main()
