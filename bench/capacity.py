@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import math
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -23,13 +22,13 @@ WRITE_UNIT_BYTES = 1024
 # SearchVectors is metered in bytes with a 1 KB minimum per request.
 MIN_VECTOR_SEARCH_BYTES = 1024
 TYPES = frozenset(("S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS", "L", "M"))
-_INSIGNIFICANT = re.compile(r"[-+.]|[eE].*$")
 
 
 def number_size(text: str) -> int:
     """Bytes DynamoDB counts for a number written as `text`."""
-    digits = _INSIGNIFICANT.sub("", text).strip("0") or "0"
-    return math.ceil(len(digits) / 2) + 1
+    mantissa = text.lstrip("-+").split("e")[0].split("E")[0]
+    digits = mantissa.replace(".", "").strip("0") or "0"
+    return (len(digits) + 1) // 2 + 1
 
 
 def _binary_size(body: bytes | str) -> int:

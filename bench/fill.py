@@ -12,7 +12,7 @@ against LangGraph's `InMemoryStore` holding the same logical data.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Mapping, Sequence
 
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import dynamodb_backends
@@ -26,20 +26,22 @@ def _table(name: str) -> Table:
     return table
 
 
-def replicate(table_name: str, token: str, replacements: Iterable[str]) -> int:
-    """Copy every row of `table_name` that mentions `token` once per replacement, with
-    `token` replaced in every string; returns the rows written."""
+def replicate(table_name: str, copies: Mapping[str, Sequence[str]]) -> int:
+    """For each token in `copies`, copy every row of `table_name` that mentions it once
+    per replacement, with the token replaced in every string; returns the rows written."""
     table = _table(table_name)
-    template = []
+    templates: dict[str, list[str]] = {token: [] for token in copies}
     for item in table.all_items():
         row = json.dumps(item.to_json()["Attributes"])
-        if token in row:
-            template.append(row)
+        for token, rows in templates.items():
+            if token in row:
+                rows.append(row)
     written = 0
-    for replacement in replacements:
-        for row in template:
-            table.put_item(json.loads(row.replace(token, replacement)))
-            written += 1
+    for token, rows in templates.items():
+        for replacement in copies[token]:
+            for row in rows:
+                table.put_item(json.loads(row.replace(token, replacement)))
+                written += 1
     return written
 
 

@@ -31,6 +31,12 @@ def write(bench: Bench, plan: Plan, out: Path) -> None:
     (out / "README.md").write_text(markdown(bench, plan, plots))
 
 
+def _metric(result: Result, attribute: str) -> float:
+    """A latency (`latency_ms`, `p95_ms`) or a count of `result.usage`."""
+    source = result if hasattr(result, attribute) else result.usage
+    return float(getattr(source, attribute))
+
+
 def _cell(result: Result, text: str) -> str:
     return text if result.status == "ok" else result.status
 
@@ -38,7 +44,7 @@ def _cell(result: Result, text: str) -> str:
 def _ratio(peer: Result, ours: Result, attribute: str) -> str:
     if peer.status != "ok" or ours.status != "ok":
         return "-"
-    mine, theirs = getattr(ours, attribute), getattr(peer, attribute)
+    mine, theirs = _metric(ours, attribute), _metric(peer, attribute)
     return f"{theirs / mine:.1f}x" if mine else "-"
 
 
@@ -123,18 +129,19 @@ def markdown(bench: Bench, plan: Plan, plots: list[str]) -> str:
             if r is None:
                 cells.append("-")
                 continue
+            u = r.usage
             cells.append(
                 _cell(
                     r,
-                    f"{r.requests} / {r.items_read} / {r.read_units:g} / {r.write_units:g} / "
-                    f"{r.search_bytes} / {r.embed_calls} / ${r.cost_per_1k:.4f}",
+                    f"{u.requests} / {u.items_read} / {u.read_units:g} / {u.write_units:g} / "
+                    f"{u.search_bytes} / {u.embed_calls} / ${r.cost_per_1k:.4f}",
                 )
             )
         lines.append(f"| {op} | " + " | ".join(cells) + " |")
     lines += ["", "## Calls by API", ""]
     for op, row in bench.results.items():
         calls = "; ".join(
-            f"{n}: " + ", ".join(f"{api}={k}" for api, k in r.calls.items())
+            f"{n}: " + ", ".join(f"{api}={k}" for api, k in sorted(r.usage.calls.items()))
             for n, r in row.items()
             if r.status == "ok"
         )
@@ -158,7 +165,9 @@ def markdown(bench: Bench, plan: Plan, plots: list[str]) -> str:
                     cells.append(
                         "-"
                         if r is None
-                        else _cell(r, f"{r.requests} / {r.items_read} / {r.latency_ms:.1f}")
+                        else _cell(
+                            r, f"{r.usage.requests} / {r.usage.items_read} / {r.latency_ms:.1f}"
+                        )
                     )
                 lines.append(f"| {op} | {size:,} | " + " | ".join(cells) + " |")
         lines.append("")
@@ -178,7 +187,7 @@ def _plot(out: Path, curve: str, op: str, by: dict[str, list[tuple[int, Result]]
         axes, (*METRICS, ("latency_ms", "latency (ms, median)")), strict=True
     ):
         for name, points in by.items():
-            good = [(size, getattr(r, attribute)) for size, r in points if r.status == "ok"]
+            good = [(size, _metric(r, attribute)) for size, r in points if r.status == "ok"]
             if good:
                 axis.plot(*zip(*good, strict=True), marker="o", label=name)
         axis.set_xscale("log")

@@ -27,27 +27,23 @@ from langgraph.store.memory import InMemoryStore
 
 from . import fill, prices, report
 from . import workloads as w
-from .instrument import Latency, Meter, Sample
+from .instrument import Latency, Meter, Sample, Usage
 from .stores import KINDS, MODEL, OURS, TTL, embedder, index, stream_store
 
 NOT_SUPPORTED = "not supported"
+MAIN, TTL_TARGET, CURVES = "main", "ttl", "curves"
 
 
 @dataclass
 class Result:
-    """One operation on one store: medians over the runs, or why there is no number."""
+    """One operation on one store: what it cost (`usage`, from the first run) and its
+    latency over the runs, or why there is no number."""
 
     status: str = "ok"  # "ok", "WRONG", or why the store cannot do it
     latency_ms: float = 0.0
     p95_ms: float = 0.0
-    requests: int = 0
-    items_read: int = 0
-    read_units: float = 0.0
-    write_units: float = 0.0
-    search_bytes: int = 0
-    embed_calls: int = 0
     cost_per_1k: float = 0.0
-    calls: dict[str, int] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
 
     @classmethod
     def of(cls, samples: Sequence[Sample]) -> Result:
@@ -56,14 +52,8 @@ class Result:
         return cls(
             latency_ms=statistics.median(latencies),
             p95_ms=latencies[min(len(latencies) - 1, round(0.95 * (len(latencies) - 1)))],
-            requests=usage.requests,
-            items_read=usage.items_read,
-            read_units=usage.read_units,
-            write_units=usage.write_units,
-            search_bytes=usage.search_bytes,
-            embed_calls=usage.embed_calls,
             cost_per_1k=prices.cost_per_thousand(usage, MODEL),
-            calls=dict(sorted(usage.calls.items())),
+            usage=usage,
         )
 
 
@@ -72,6 +62,7 @@ class Plan:
     tenants: tuple[int, ...] = (1, 2, 4)
     users: int = 50
     items: int = 100
+    batch: int = 100  # ops per abatch, records per stream batch
     items_per_namespace: tuple[int, ...] = (10, 100, 1000)
     namespaces_per_prefix: tuple[int, ...] = (5, 20, 50)
     repeats: int = 5
@@ -87,40 +78,49 @@ class Bench:
         self.plan = plan
         self.meter = meter
         self.embeddings = embeddings
-        self.stores: dict[str, BaseStore] = {}
-        self.ttl_stores: dict[str, BaseStore | str] = {}
-        self.tables: dict[str, str] = {}
+        # per target table ("main", the same with a TTL config, "curves"): each store, or
+        # why that store has none
+        self.targets: dict[str, dict[str, BaseStore | str]] = {MAIN: {}, TTL_TARGET: {}, CURVES: {}}
+        self.tables: dict[str, dict[str, str]] = {MAIN: {}, CURVES: {}}
         self.results: dict[str, dict[str, Result]] = {}
         self.curves: dict[str, dict[str, dict[str, list[tuple[int, Result]]]]] = {}
         self.notes: list[str] = []
-        self.filled = 0  # tenants in every table
+        self.filled = 0  # tenants in every main table
         for kind in KINDS:
-            try:
-                self.stores[kind.name] = kind.make(kind.table, embeddings, None)
-            except Exception as error:
-                self.notes.append(f"{kind.name} could not be set up: {error!r}")
-                continue
-            self.tables[kind.name] = kind.table
-            try:
-                self.ttl_stores[kind.name] = kind.make(kind.table, embeddings, TTL)
-            except NotImplementedError as error:
-                self.ttl_stores[kind.name] = str(error)
+            for target, table, ttl in (
+                (MAIN, kind.table, None),
+                (TTL_TARGET, kind.table, TTL),
+                (CURVES, kind.table + "-curves", None),
+            ):
+                try:
+                    self.targets[target][kind.name] = kind.make(table, embeddings, ttl)
+                    self.tables.setdefault(target, {})[kind.name] = table
+                except NotImplementedError as error:
+                    self.targets[target][kind.name] = str(error)
         self.reference = InMemoryStore(index=index(_Cached(embeddings)))  # type: ignore[arg-type]
+
+    @property
+    def stores(self) -> dict[str, BaseStore]:
+        """Each store on its main table."""
+        return {n: s for n, s in self.targets[MAIN].items() if isinstance(s, BaseStore)}
 
     # filling
 
     def fill(self, tenants: int) -> None:
-        """Bring every table (and the reference) to `tenants` tenants; the first call also
-        writes the namespaces of the other curves and the TTL items."""
+        """Bring every main table (and the reference) to `tenants` tenants; the first call
+        also fills the curve tables and writes the TTL items."""
         if not self.filled:
             for name, store in self.stores.items():
                 started = time.perf_counter()
-                self._fill_base(store, self.tables[name], self.ttl_stores[name])
+                self._fill_main(store, self.tables[MAIN][name], self.targets[TTL_TARGET][name])
+                curves = self.targets[CURVES][name]
+                assert isinstance(curves, BaseStore)
+                self._fill_curves(curves, self.tables[CURVES][name])
                 print(f"  filled {name} in {time.perf_counter() - started:.1f} s")
             self._fill_reference_base()
             self.filled = 1
-        for table in self.tables.values():
-            fill.replicate(table, w.tenant(0), [w.tenant(t) for t in range(self.filled, tenants)])
+        for table in self.tables[MAIN].values():
+            fill.replicate(table, {w.tenant(0): [w.tenant(t) for t in range(self.filled, tenants)]})
         for t in range(self.filled, tenants):
             for u in range(self.plan.users):
                 namespace = ("memories", w.tenant(t), w.user(u))
@@ -129,19 +129,23 @@ class Bench:
         gc.collect()
         gc.freeze()
 
-    def _fill_base(self, store: BaseStore, table: str, ttl_store: BaseStore | str) -> None:
+    def _fill_main(self, store: BaseStore, table: str, ttl_store: BaseStore | str) -> None:
         plan = self.plan
         _write(store, w.USER_NS, range(plan.items), index=False)
-        fill.replicate(table, w.user(0), [w.user(u) for u in range(1, plan.users)])
+        fill.replicate(table, {w.user(0): [w.user(u) for u in range(1, plan.users)]})
         _write(store, w.USER_NS, range(plan.items))  # again, with vectors
-        for n in self.plan.items_per_namespace:
-            store.put(w.sizes_ns(n), w.sizes_token(n), w.value(0))
-            fill.replicate(table, w.sizes_token(n), [w.sizes_key(n, k) for k in range(1, n)])
-        for n in self.plan.namespaces_per_prefix:
-            _write(store, (*w.fan_prefix(n), w.fan_user(n, 0)), range(10))
-            fill.replicate(table, w.fan_user(n, 0), [w.fan_user(n, u) for u in range(1, n)])
         if isinstance(ttl_store, BaseStore):
             _write(ttl_store, w.TTL_NS, range(10))
+
+    def _fill_curves(self, store: BaseStore, table: str) -> None:
+        copies = {}
+        for n in self.plan.items_per_namespace:
+            store.put(w.sizes_ns(n), w.sizes_token(n), w.value(0))
+            copies[w.sizes_token(n)] = [w.sizes_key(n, k) for k in range(1, n)]
+        for n in self.plan.namespaces_per_prefix:
+            _write(store, (*w.fan_prefix(n), w.fan_user(n, 0)), range(10))
+            copies[w.fan_user(n, 0)] = [w.fan_user(n, u) for u in range(1, n)]
+        fill.replicate(table, copies)
 
     def _fill_reference_base(self) -> None:
         ref, plan = self.reference, self.plan
@@ -167,11 +171,10 @@ class Bench:
     def workloads(self) -> None:
         plan = self.plan
         fan = max(plan.namespaces_per_prefix)
-        for workload in w.workloads(plan.users, plan.items, fan, plan.heavy_repeats):
+        for workload in w.workloads(plan.users, plan.items, fan, plan.batch, plan.heavy_repeats):
             row = self.results.setdefault(workload.name, {})
             expected = workload.reference(self.reference) if workload.reference else None
-            for name in self.stores:
-                store = self.ttl_stores[name] if workload.ttl else self.stores[name]
+            for name, store in self.targets[workload.on].items():
                 if isinstance(store, str):
                     row[name] = Result(status=store)
                     continue
@@ -191,8 +194,9 @@ class Bench:
         return result
 
     def stream(self) -> None:
-        """Stream-mode put and the stream consumer on 100-record batches (ours only: the
-        peers have no stream mode)."""
+        """Stream-mode put and the stream consumer on `plan.batch`-record batches (ours
+        only: the peers have no stream mode)."""
+        size = self.plan.batch
         store, consumer = stream_store(self.embeddings)
         puts = self.measure(
             lambda r: store.put(w.USER_NS, f"stream-{r}", w.value(r)), self.plan.repeats
@@ -206,10 +210,10 @@ class Bench:
 
         for r in range(self.plan.heavy_repeats):
             drain_stream(store.table_name, consumer.handle, filter_patterns=[FILTER_PATTERN])
-            store.batch([PutOp(w.USER_NS, f"batch-{r}-{i}", w.value(i)) for i in range(100)])
+            store.batch([PutOp(w.USER_NS, f"batch-{r}-{i}", w.value(i)) for i in range(size)])
             with self.meter.delays(self.plan.latency):
                 drain_stream(
-                    store.table_name, handler, batch_size=100, filter_patterns=[FILTER_PATTERN]
+                    store.table_name, handler, batch_size=size, filter_patterns=[FILTER_PATTERN]
                 )
         found = store.search(w.USER_NS, query=w.QUERY, limit=5)
         peers = {name: Result(status=NOT_SUPPORTED) for name in self.stores if name != OURS}
@@ -217,11 +221,16 @@ class Bench:
         consumer_result = Result.of(batches)
         if not found:
             consumer_result.status = "WRONG"
-        self.results["stream consumer, 100-record batch"] = {OURS: consumer_result, **peers}
+        self.results[f"stream consumer, {size}-record batch"] = {OURS: consumer_result, **peers}
 
-    def curve(self, curve: str, size: int, ops: dict[str, Callable[[BaseStore], Any]]) -> None:
+    def curve(
+        self, curve: str, size: int, ops: dict[str, Callable[[BaseStore], Any]], target: str
+    ) -> None:
         for op, call in ops.items():
-            for name, store in self.stores.items():
+            for name, store in self.targets[target].items():
+                if isinstance(store, str):
+                    continue
+                started = time.perf_counter()
                 try:
                     samples = self.measure(
                         lambda r, call=call, store=store: call(store),  # type: ignore[misc]
@@ -233,6 +242,7 @@ class Bench:
                 self.curves.setdefault(curve, {}).setdefault(op, {}).setdefault(name, []).append(
                     (size, result)
                 )
+                print(f"    {op} {name}: {_brief(result)} ({time.perf_counter() - started:.1f} s)")
 
 
 class _Cached(Embeddings):
@@ -260,7 +270,42 @@ def _write(store: BaseStore, namespace: tuple[str, ...], keys: range, index: boo
 def _brief(result: Result) -> str:
     if result.status != "ok":
         return result.status[:40]
-    return f"{result.latency_ms:.0f} ms/{result.requests} req"
+    return f"{result.latency_ms:.0f} ms/{result.usage.requests} req"
+
+
+Ops = dict[str, Callable[[BaseStore], Any]]
+
+
+def table_size_ops(users: int) -> Ops:
+    """What the table-size curve measures (on the main tables, one tenant of `users`
+    namespaces at a time is added)."""
+    return {
+        "get": lambda s: s.get(w.USER_NS, w.key(7)),
+        "search one namespace": lambda s: s.search(w.USER_NS, limit=10),
+        "semantic search one namespace": lambda s: s.search(w.USER_NS, query=w.QUERY, limit=5),
+        f"list_namespaces under a {users}-ns prefix": lambda s: s.list_namespaces(
+            prefix=w.PREFIX, limit=1000
+        ),
+    }
+
+
+def namespace_ops(n: int) -> Ops:
+    """What the items-per-namespace curve measures on a namespace of `n` items."""
+    return {
+        "search one namespace": lambda s: s.search(w.sizes_ns(n), limit=10),
+        "semantic search one namespace": lambda s: s.search(w.sizes_ns(n), query=w.QUERY, limit=5),
+    }
+
+
+def prefix_ops(n: int) -> Ops:
+    """What the namespaces-per-prefix curve measures under a prefix of `n` namespaces."""
+    return {
+        "prefix search": lambda s: s.search(w.fan_prefix(n), limit=10),
+        "list_namespaces": lambda s: s.list_namespaces(prefix=w.fan_prefix(n), limit=1000),
+        "semantic search under the prefix": lambda s: s.search(
+            w.fan_prefix(n), query=w.QUERY, limit=5
+        ),
+    }
 
 
 def run(plan: Plan, out: Path) -> Bench:
@@ -271,55 +316,26 @@ def run(plan: Plan, out: Path) -> Bench:
         bench = Bench(plan, meter, embedder())
         for tenants in plan.tenants:
             bench.fill(tenants)
-            size = fill.item_count(bench.tables[OURS])
-            print(f"table size curve: {tenants} tenant(s), {size} rows in ours' table")
-            bench.curve(
-                "total table size (items)",
-                tenants * plan.users * plan.items,
-                {
-                    "get": lambda s: s.get(w.USER_NS, w.key(7)),
-                    "search one namespace": lambda s: s.search(w.USER_NS, limit=10),
-                    "semantic search one namespace": lambda s: s.search(
-                        w.USER_NS, query=w.QUERY, limit=5
-                    ),
-                    f"list_namespaces under a {plan.users}-ns prefix": lambda s: s.list_namespaces(
-                        prefix=w.PREFIX, limit=1000
-                    ),
-                },
-            )
-        for n in plan.items_per_namespace:
-            print(f"items per namespace curve: {n}")
-            bench.curve(
-                "items per namespace",
-                n,
-                {
-                    "search one namespace": lambda s, n=n: s.search(w.sizes_ns(n), limit=10),
-                    "semantic search one namespace": lambda s, n=n: s.search(
-                        w.sizes_ns(n), query=w.QUERY, limit=5
-                    ),
-                },
-            )
-        for n in plan.namespaces_per_prefix:
-            print(f"namespaces per prefix curve: {n}")
-            bench.curve(
-                "namespaces per prefix",
-                n,
-                {
-                    "prefix search": lambda s, n=n: s.search(w.fan_prefix(n), limit=10),
-                    "list_namespaces": lambda s, n=n: s.list_namespaces(
-                        prefix=w.fan_prefix(n), limit=1000
-                    ),
-                    "semantic search under the prefix": lambda s, n=n: s.search(
-                        w.fan_prefix(n), query=w.QUERY, limit=5
-                    ),
-                },
-            )
+            size = fill.item_count(bench.tables[MAIN][OURS])
+            print(f"total table size: {tenants} tenant(s), {size} rows in ours' table")
+            items = tenants * plan.users * plan.items
+            bench.curve("total table size (items)", items, table_size_ops(plan.users), MAIN)
+        for curve, sizes, ops in (
+            ("items per namespace", plan.items_per_namespace, namespace_ops),
+            ("namespaces per prefix", plan.namespaces_per_prefix, prefix_ops),
+        ):
+            for n in sizes:
+                print(f"{curve}: {n}")
+                bench.curve(curve, n, ops(n), CURVES)
         print("workloads:")
         bench.workloads()
         bench.stream()
+        rows = {target: fill.item_count(tables[OURS]) for target, tables in bench.tables.items()}
         bench.notes.append(
-            f"Table of ours at the end: {fill.item_count(bench.tables[OURS])} rows; "
-            f"run took {time.perf_counter() - started:.0f} s."
+            f"Rows in ours' tables at the end: {rows['main']:,} in the main table (all "
+            f"workloads but one), {rows['curves']:,} in the curves table (items-per-namespace "
+            f"and namespaces-per-prefix curves, and the semantic search under a prefix). "
+            f"The run took {time.perf_counter() - started:.0f} s."
         )
     report.write(bench, plan, out)
     return bench
@@ -331,6 +347,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--tenants", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--users", type=int, default=50, help="namespaces per tenant")
     parser.add_argument("--items", type=int, default=100, help="items per namespace")
+    parser.add_argument("--batch", type=int, default=100, help="ops per abatch and stream batch")
     parser.add_argument("--items-per-namespace", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--namespaces-per-prefix", type=int, nargs="+", default=[5, 20, 50])
     parser.add_argument("--repeats", type=int, default=5)
@@ -343,6 +360,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         tenants=tuple(args.tenants),
         users=args.users,
         items=args.items,
+        batch=args.batch,
         items_per_namespace=tuple(args.items_per_namespace),
         namespaces_per_prefix=tuple(args.namespaces_per_prefix),
         repeats=args.repeats,

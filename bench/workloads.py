@@ -122,19 +122,20 @@ class Workload:
     check: Check = ignored
     reference: Callable[[BaseStore], Any] | None = None
     repeats: int | None = None  # fewer runs for the slow ones
-    ttl: bool = False  # runs on the store built with a refresh-on-read TTL
+    on: str = "main"  # "ttl": the store built with a refresh-on-read TTL; "curves" table
 
 
 def _abatch(store: BaseStore, ops: list[Any]) -> Any:
     return asyncio.run(store.abatch(ops))
 
 
-def workloads(users: int, items: int, fan: int, heavy_repeats: int) -> list[Workload]:
+def workloads(users: int, items: int, fan: int, batch: int, heavy_repeats: int) -> list[Workload]:
     """The workloads of the results table (stream mode is measured separately) on
-    `users` namespaces of `items` items per tenant; `fan`: the largest ("fan",) prefix."""
+    `users` namespaces of `items` items per tenant; `fan`: the largest ("fan",) prefix;
+    `batch`: ops per `abatch` (at most `items` for gets)."""
     filter_ = {"i": {"$gte": items - 5}}
     some = key(min(42, items - 1))
-    gets = [GetOp(USER_NS, key(i)) for i in range(min(100, items))]
+    gets = [GetOp(USER_NS, key(i)) for i in range(min(batch, items))]
     semantic_prefix = fan_prefix(fan)
     return [
         Workload("put (write mode)", lambda s, r: s.put(WRITES_NS, f"new-{r}", value(r))),
@@ -185,28 +186,31 @@ def workloads(users: int, items: int, fan: int, heavy_repeats: int) -> list[Work
             lambda s, r: s.search(semantic_prefix, query=QUERY, limit=5),
             same_hits,
             lambda ref: ref.search(semantic_prefix, query=QUERY, limit=5),
+            on="curves",
         ),
         Workload(
             "TTL-refreshing get",
             lambda s, r: s.get(TTL_NS, key(3), refresh_ttl=True),
             same_value,
             lambda ref: ref.get(TTL_NS, key(3)),
-            ttl=True,
+            on="ttl",
         ),
         Workload(
             "TTL-refreshing search (10 items)",
             lambda s, r: s.search(TTL_NS, limit=10, refresh_ttl=True),
             page_of(10),
             lambda ref: ref.search(TTL_NS, limit=1000),
-            ttl=True,
+            on="ttl",
         ),
         Workload(
-            "abatch of 100 puts",
-            lambda s, r: _abatch(s, [PutOp(WRITES_NS, f"b{r}-{i}", value(i)) for i in range(100)]),
+            f"abatch of {batch} puts",
+            lambda s, r: _abatch(
+                s, [PutOp(WRITES_NS, f"b{r}-{i}", value(i)) for i in range(batch)]
+            ),
             repeats=heavy_repeats,
         ),
         Workload(
-            "abatch of 100 gets",
+            f"abatch of {len(gets)} gets",
             lambda s, r: _abatch(s, gets),
             lambda a, b: len(a) == len(b) and all(map(same_value, a, b)),
             lambda ref: ref.batch(gets),

@@ -20,8 +20,9 @@ TINY = Plan(
     tenants=(1, 2),
     users=3,
     items=12,
-    items_per_namespace=(2, 5),
-    namespaces_per_prefix=(2, 3),
+    batch=4,
+    items_per_namespace=(3,),
+    namespaces_per_prefix=(2,),
     repeats=1,
     heavy_repeats=1,
     curve_repeats=1,
@@ -56,12 +57,12 @@ def test_ours_answers_every_workload_correctly(results: tuple[Path, dict]) -> No
 
 def test_counts_are_the_requests_made(results: tuple[Path, dict]) -> None:  # type: ignore[type-arg]
     _, data = results
-    get = data["workloads"]["get"][OURS]
+    get = data["workloads"]["get"][OURS]["usage"]
     assert get["requests"] == sum(n for api, n in get["calls"].items() if api != "InvokeModel") >= 1
     assert get["read_units"] >= 0.5 and get["items_read"] == 1
-    put = data["workloads"]["put (write mode)"][OURS]
+    put = data["workloads"]["put (write mode)"][OURS]["usage"]
     assert put["write_units"] >= 1 and put["embed_calls"] == 1
-    semantic = data["workloads"]["semantic search one namespace"][OURS]
+    semantic = data["workloads"]["semantic search one namespace"][OURS]["usage"]
     assert semantic["search_bytes"] >= 1024 and semantic["embed_calls"] == 1
 
 
