@@ -28,7 +28,6 @@ import tarfile
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.dynamodb.testing import mock_aws
