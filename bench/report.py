@@ -49,25 +49,33 @@ def _ratio(peer: Result, ours: Result, attribute: str) -> str:
 
 
 def headline(bench: Bench) -> list[str]:
-    """Per peer: median over the workloads both do correctly of peer/ours latency."""
+    """Per peer: the median over the workloads both do correctly of peer/ours latency
+    and requests (above 1: ours is faster, or makes fewer requests)."""
     lines = []
-    peers = [name for name in bench.stores if name != OURS]
-    for peer in peers:
-        ratios = [
-            row[peer].latency_ms / row[OURS].latency_ms
+    for peer in (name for name in bench.stores if name != OURS):
+        both = [
+            (row[peer], row[OURS])
             for row in bench.results.values()
             if peer in row and row[peer].status == "ok" and row[OURS].status == "ok"
         ]
         unable = [
-            op for op, row in bench.results.items() if row.get(peer) and row[peer].status != "ok"
+            op for op, row in bench.results.items() if peer in row and row[peer].status != "ok"
         ]
-        if ratios:
-            lines.append(
-                f"- **{peer}**: ours is faster by a median factor of "
-                f"{statistics.median(ratios):.1f}x (range {min(ratios):.1f}x-{max(ratios):.1f}x) "
-                f"over the {len(ratios)} workloads it does correctly; it cannot do "
-                f"{len(unable)}: {', '.join(unable) or 'none'}."
-            )
+        if not both:
+            continue
+        latency = [theirs.latency_ms / mine.latency_ms for theirs, mine in both]
+        requests = [
+            theirs.usage.requests / mine.usage.requests
+            for theirs, mine in both
+            if mine.usage.requests
+        ]
+        lines.append(
+            f"- **{peer}** / ours, median over the {len(both)} workloads it does correctly: "
+            f"latency {statistics.median(latency):.2f}x (range {min(latency):.2f}x to "
+            f"{max(latency):.2f}x), DynamoDB requests {statistics.median(requests):.2f}x "
+            f"(above 1: ours is faster / makes fewer). It cannot do {len(unable)} "
+            f"(wrong answer, failure or no such feature): {', '.join(unable) or 'none'}."
+        )
     return lines
 
 
