@@ -32,7 +32,7 @@ from .filters import validate_filter
 from .index_config import DEFAULT_MAX_FANOUT, DynamoIndexConfig, IndexSettings, parse_index_config
 from .keys import Namespace, normalize_op, validate_op
 from .kv_search import search_rows
-from .model_pin import ensure_pin
+from .model_pin import check_pin, ensure_pin, read_pin
 from .namespaces import literal_prefix, select
 from .registry import Registry
 from .rows import (
@@ -95,6 +95,7 @@ class DynamoDBStore(BaseStore):
         self.index_config = index
         self.consistent_read = consistent_read
         self._closed = False
+        self._model_checked = False
         self._client = dynamo.make_client(
             region_name=region_name,
             endpoint_url=endpoint_url,
@@ -193,6 +194,7 @@ class DynamoDBStore(BaseStore):
             pinned = ensure_pin(
                 self._client, self.table_name, index.index_name, index.model, index.fields
             )
+            self._model_checked = True
             if pinned and self._registry.has_namespaces():
                 logger.warning(
                     "Table %s already holds items written before vector index %s existed: "
@@ -261,6 +263,20 @@ class DynamoDBStore(BaseStore):
         plan = plan_embeddings(self._index, ops, rows) if self._index else EmbeddingPlan()
         return ops, rows, plan
 
+    def _check_model(self, *, writes: bool) -> None:
+        """Before this store first writes or searches vectors: refuse with
+        `ModelMismatchError` when the index holds another model's vectors (one read per
+        store, also when `setup()` was never called here); a first writer pins its model."""
+        if self._model_checked or self._index is None:
+            return
+        index = self._index
+        pin = read_pin(self._client, self.table_name, index.index_name)
+        if pin is not None:
+            check_pin(self.table_name, index.index_name, pin, index.model)
+        elif writes:
+            ensure_pin(self._client, self.table_name, index.index_name, index.model, index.fields)
+        self._model_checked = True
+
     def _semantic_namespaces(self, ops: list[Op]) -> dict[Namespace, list[Namespace]]:
         """The namespaces each semantic search of the batch covers, by prefix."""
         if self._semantic is None:
@@ -281,6 +297,8 @@ class DynamoDBStore(BaseStore):
         if self._index:
             extras = attach_vectors(self._index, plan, rows, documents)
             check_vectors(queries, self._index.dims, len(plan.queries))
+            if plan.documents or plan.queries:
+                self._check_model(writes=bool(plan.documents))
         at = clock.now()
         results: list[Result] = [None] * len(ops)
         vectors = dict(zip(plan.queries, queries, strict=True))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -103,6 +104,20 @@ def test_setup_with_another_model_is_refused() -> None:
         message = str(error.value)
         assert "CountingEmbeddings" in message and "LexicalEmbeddings" in message
         assert "reindex" in message
+
+
+def test_a_store_that_never_ran_setup_is_refused_before_it_writes_or_searches() -> None:
+    with mock_aws():
+        titan = BedrockEmbeddings(model_id="amazon.titan-embed-text-v2:0", region_name="us-east-1")
+        cohere = BedrockEmbeddings(model_id="cohere.embed-english-v3", region_name="us-east-1")
+        DynamoDBStore(TABLE, index={"dims": 1024, "embed": titan, "fields": ["text"]}).setup()
+        other = DynamoDBStore(TABLE, index={"dims": 1024, "embed": cohere, "fields": ["text"]})
+        with pytest.raises(ModelMismatchError, match=re.escape("cohere.embed-english-v3")):
+            other.put(NS, "k", {"text": "written with the wrong model"})
+        with pytest.raises(ModelMismatchError, match=re.escape("amazon.titan-embed-text-v2:0")):
+            other.search(NS, query="searched with the wrong model")
+        titan_store = DynamoDBStore(TABLE, index={"dims": 1024, "embed": titan, "fields": ["text"]})
+        assert titan_store.search(NS) == []  # nothing was written
 
 
 def test_bedrock_models_are_named_in_the_refusal() -> None:
