@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import itertools
 import random
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from typing import Any, TypeVar, cast
 
 import boto3
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
@@ -14,6 +18,8 @@ from botocore.config import Config
 
 T = TypeVar("T")
 R = TypeVar("R")
+A = TypeVar("A")
+B = TypeVar("B")
 
 BATCH_GET_LIMIT = 100
 BATCH_WRITE_LIMIT = 25
@@ -33,7 +39,8 @@ def make_client(
     boto3_session: boto3.Session | None,
     boto_config: Config | None,
 ) -> Any:
-    """A DynamoDB client with adaptive retries; raises when no region can be found."""
+    """A DynamoDB client with adaptive retries (`boto_config` wins where it sets an
+    option); raises when no region can be found."""
     session = boto3_session or boto3.Session()
     region = region_name or session.region_name
     if not region:
@@ -55,12 +62,75 @@ def deserialize(item: dict[str, Any]) -> dict[str, Any]:
     return {k: _deserializer.deserialize(v) for k, v in item.items()}
 
 
+_executor: contextvars.ContextVar[Executor | None] = contextvars.ContextVar(
+    "dynamo_executor", default=None
+)
+
+
+@contextlib.contextmanager
+def fan_out_on(executor: Executor) -> Iterator[None]:
+    """Run `parallel_map`s of this context (and of the tasks they start) on `executor`."""
+    token = _executor.set(executor)
+    try:
+        yield
+    finally:
+        _executor.reset(token)
+
+
+def current_executor() -> Executor | None:
+    """The executor `parallel_map` fans out on in this context, if one was set."""
+    return _executor.get()
+
+
 def parallel_map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
-    """`map` over threads (I/O bound); results in input order, first error raised."""
+    """`map` over threads (I/O bound); results in input order, first error raised.
+
+    Under `fan_out_on(executor)` the calling thread works through the items itself and
+    asks up to `MAX_WORKERS - 1` of the executor's workers to help: it never waits for a
+    helper that has not started (those are cancelled), so nested calls on a saturated
+    executor run inline instead of deadlocking, and the executor bounds the threads (and
+    so the connections) of every caller sharing it. Without one, a private pool runs it.
+    """
     if len(items) <= 1:
         return [fn(item) for item in items]
-    with ThreadPoolExecutor(max_workers=min(MAX_WORKERS, len(items))) as pool:
-        return list(pool.map(fn, items))
+    executor = _executor.get()
+    if executor is None:
+        with ThreadPoolExecutor(max_workers=min(MAX_WORKERS, len(items))) as pool:
+            return list(pool.map(fn, items))
+    outcomes: list[tuple[bool, Any]] = [(False, None)] * len(items)
+    claims = itertools.count()
+    lock = threading.Lock()
+
+    def drain() -> None:
+        while True:
+            with lock:
+                index = next(claims)
+            if index >= len(items):
+                return
+            try:
+                outcomes[index] = (True, fn(items[index]))
+            except BaseException as error:  # re-raised in the caller, in input order
+                outcomes[index] = (False, error)
+
+    helpers: list[Future[None]] = [
+        executor.submit(contextvars.copy_context().run, drain)
+        for _ in range(min(MAX_WORKERS, len(items)) - 1)
+    ]
+    drain()
+    for helper in helpers:
+        if not helper.cancel():
+            helper.result()
+    for ok, value in outcomes:
+        if not ok:
+            raise value
+    return [cast(R, value) for _, value in outcomes]
+
+
+def both(first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B]:
+    """Two calls at once (as `parallel_map` runs them); both results."""
+    calls: list[Callable[[], object]] = [first, second]
+    a, b = parallel_map(lambda call: call(), calls)
+    return cast(A, a), cast(B, b)
 
 
 def chunks(items: Sequence[T], size: int) -> list[Sequence[T]]:

@@ -14,7 +14,6 @@ Order: `updated_at` descending, then item key descending, then namespace descend
 from __future__ import annotations
 
 import heapq
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from langgraph.store.base import SearchOp
@@ -55,10 +54,7 @@ def search_rows(
     if own is None:
         namespaces = registry.candidates(prefix)
     else:
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            primed = pool.submit(own.prime)
-            namespaces = registry.candidates(prefix)
-            primed.result()
+        _, namespaces = dynamo.both(own.prime, lambda: registry.candidates(prefix))
     if len(namespaces) > max_fanout:
         raise ValueError(
             f"Search under {prefix!r} covers {len(namespaces)} namespaces, more than "

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import logging
+import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 import boto3
 from botocore.config import Config
@@ -51,6 +53,10 @@ from .writes import Writer
 
 logger = logging.getLogger(__name__)
 
+R = TypeVar("R")
+
+DEFAULT_MAX_CONCURRENCY = 64
+
 
 async def _no_vectors() -> list[list[float]]:
     return []
@@ -66,6 +72,13 @@ class DynamoDBStore(BaseStore):
 
     `max_fanout` bounds how many namespaces one search without a query under a prefix
     may cover (semantic search has `index["max_fanout"]`); past it, search raises.
+
+    Concurrency: every operation, sync or async, runs its DynamoDB requests on the
+    store's own pool of `max_concurrency` threads (default 64), so that many concurrent
+    callers each get a thread instead of queueing behind asyncio's default pool; a
+    batch's internal fan-out shares that pool. `max_connections` sizes botocore's HTTP
+    connection pool (default: `max_concurrency`, or `boto_config.max_pool_connections`
+    when you set it); it may not be smaller than `max_concurrency`.
     """
 
     supports_ttl = True
@@ -82,6 +95,8 @@ class DynamoDBStore(BaseStore):
         index: DynamoIndexConfig | IndexConfig | None = None,
         consistent_read: bool = True,
         max_fanout: int = DEFAULT_MAX_FANOUT,
+        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        max_connections: int | None = None,
     ) -> None:
         if not table_name or not isinstance(table_name, str):
             raise ValueError("table_name must be a non-empty string")
@@ -96,12 +111,20 @@ class DynamoDBStore(BaseStore):
         self.consistent_read = consistent_read
         self._closed = False
         self._model_checked = False
+        connections = _connections(max_concurrency, max_connections, boto_config)
+        self.max_concurrency = max_concurrency
+        self.max_connections = connections
         self._client = dynamo.make_client(
             region_name=region_name,
             endpoint_url=endpoint_url,
             boto3_session=boto3_session,
-            boto_config=boto_config,
+            boto_config=Config(max_pool_connections=connections).merge(boto_config or Config()),
         )
+        self._pool = ThreadPoolExecutor(
+            max_workers=max_concurrency, thread_name_prefix=f"dynamodb-store-{table_name}"
+        )
+        self._warm = threading.Lock()
+        self._warmed: Future[None] = Future()
         self._registry = Registry(self._client, table_name, consistent=consistent_read)
         self._index: IndexSettings | None = parse_index_config(index) if index else None
         self._writer = Writer(self._client, table_name, self._registry, self._index)
@@ -146,8 +169,10 @@ class DynamoDBStore(BaseStore):
             yield store
 
     def close(self) -> None:
-        """Release the client's connections. The store refuses further operations."""
+        """Let operations in flight finish, then stop the store's threads and release the
+        client's connections. The store refuses further operations."""
         self._closed = True
+        self._pool.shutdown(wait=True)
         self._client.close()
 
     def __enter__(self) -> Self:
@@ -170,7 +195,7 @@ class DynamoDBStore(BaseStore):
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        self.close()
+        await asyncio.to_thread(self.close)
 
     def _check_open(self) -> None:
         if self._closed:
@@ -216,7 +241,7 @@ class DynamoDBStore(BaseStore):
         validated before any I/O."""
         self._check_open()
         with table_must_exist(self._client, self.table_name):
-            return self._batch(ops)
+            return self._on_pool(self._batch, list(ops))
 
     def _batch(self, ops: Iterable[Op]) -> list[Result]:
         ops, rows, plan = self._prepare(ops)
@@ -226,33 +251,83 @@ class DynamoDBStore(BaseStore):
         if self._index and plan.documents:
             documents = self._index.embeddings.embed_documents(plan.documents)
         if self._index and plan.queries:
-            with ThreadPoolExecutor(max_workers=1) as pool:
-                # Find the namespaces to search while the queries are being embedded.
-                namespaces = pool.submit(self._semantic_namespaces, ops)
-                queries = dynamo.parallel_map(self._index.embeddings.embed_query, plan.queries)
-                scope = namespaces.result()
+            # Find the namespaces to search while the queries are being embedded.
+            embed_query = self._index.embeddings.embed_query
+            queries, scope = dynamo.both(
+                lambda: dynamo.parallel_map(embed_query, plan.queries),
+                lambda: self._semantic_namespaces(ops),
+            )
         return self._execute(ops, rows, plan, documents, queries, scope)
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """`batch` with the embedder's async methods (so async-only embedders work) and
-        all DynamoDB I/O on a worker thread: the event loop never blocks."""
+        all validation, encoding and DynamoDB I/O on the store's threads: the event loop
+        never blocks. Cancelled once its requests have started, a batch still runs to the
+        end (no half-applied write), and the cancellation is raised when it is done."""
         self._check_open()
         with table_must_exist(self._client, self.table_name):
-            return await self._abatch(ops)
+            return await self._abatch(list(ops))
 
-    async def _abatch(self, ops: Iterable[Op]) -> list[Result]:
-        ops, rows, plan = self._prepare(ops)
+    async def _abatch(self, ops: list[Op]) -> list[Result]:
+        if self._index is None:
+            return await self._aon_pool(self._batch, ops)
+        ops, rows, plan = await self._aon_pool(self._prepare, ops)
         documents: list[list[float]] = []
         queries: list[list[float]] = []
         scope: dict[Namespace, list[Namespace]] = {}
-        if self._index and (plan.documents or plan.queries):
+        if plan.documents or plan.queries:
             embeddings = self._index.embeddings
             documents, queries, scope = await asyncio.gather(
                 embeddings.aembed_documents(plan.documents) if plan.documents else _no_vectors(),
                 asyncio.gather(*(embeddings.aembed_query(query) for query in plan.queries)),
-                asyncio.to_thread(self._semantic_namespaces, ops),
+                self._aon_pool(self._semantic_namespaces, ops),
             )
-        return await asyncio.to_thread(self._execute, ops, rows, plan, documents, queries, scope)
+        return await self._aon_pool(self._execute, ops, rows, plan, documents, queries, scope)
+
+    # The store's threads
+
+    def _submit(self, fn: Callable[..., R], *args: Any) -> Future[R]:
+        """Run `fn(*args)` on the store's pool, in the caller's context (clock, tracing),
+        with its fan-out on the same pool."""
+
+        def run() -> R:
+            with dynamo.fan_out_on(self._pool):
+                return fn(*args)
+
+        return self._pool.submit(contextvars.copy_context().run, run)
+
+    def _on_pool(self, fn: Callable[..., R], *args: Any) -> R:
+        """`fn(*args)` on the store's pool; inline when already on it (a nested call must
+        not wait for a free worker that only it could release)."""
+        if dynamo.current_executor() is self._pool:
+            return fn(*args)
+        return self._submit(fn, *args).result()
+
+    async def _aon_pool(self, fn: Callable[..., R], *args: Any) -> R:
+        """Await `fn(*args)` on the store's pool. On cancellation, a call not yet started
+        never starts; one already running finishes first, then the cancellation is raised."""
+        if not self._warmed.done():
+            if self._warm.acquire(blocking=False):
+                threading.Thread(target=self._start_workers, daemon=True).start()
+            await asyncio.shield(asyncio.wrap_future(self._warmed))
+        job = self._submit(fn, *args)
+        done = asyncio.wrap_future(job)
+        try:
+            return await asyncio.shield(done)
+        except asyncio.CancelledError:
+            if not job.cancel():
+                await _uncancellable(done)
+            raise
+
+    def _start_workers(self) -> None:
+        """Start every worker of the pool from this helper thread: starting a thread waits
+        for the GIL, which a busy pool holds, and the event loop must not wait for it."""
+        gate = threading.Event()
+        with contextlib.suppress(RuntimeError):  # closed meanwhile
+            for _ in range(self.max_concurrency):
+                self._pool.submit(gate.wait, 5.0)
+        gate.set()
+        self._warmed.set_result(None)
 
     def _prepare(
         self, ops: Iterable[Op]
@@ -435,6 +510,44 @@ class DynamoDBStore(BaseStore):
                 (rows[i]["PK"], rows[i]["SK"]): extras[i] for i in last.values() if i in extras
             },
         )
+
+
+async def _uncancellable(done: asyncio.Future[Any]) -> None:
+    """Wait for `done` through any further cancellations; its outcome is consumed."""
+    while not done.done():
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait([done])
+    if not done.cancelled():
+        done.exception()
+
+
+def _connections(
+    max_concurrency: int, max_connections: int | None, boto_config: Config | None
+) -> int:
+    """botocore's pool size: `max_connections`, else the one `boto_config` sets, else
+    `max_concurrency`; never below `max_concurrency` (requests past the pool would open
+    and discard a connection each) and never two different explicit sizes."""
+    if (
+        not isinstance(max_concurrency, int)
+        or isinstance(max_concurrency, bool)
+        or (max_concurrency < 1)
+    ):
+        raise ValueError(f"max_concurrency must be a positive integer, got {max_concurrency!r}")
+    explicit: dict[str, Any] = getattr(boto_config, "_user_provided_options", {})
+    configured: int | None = explicit.get("max_pool_connections")
+    if max_connections is not None and configured is not None and configured != max_connections:
+        raise ValueError(
+            f"max_connections={max_connections} disagrees with boto_config's "
+            f"max_pool_connections={configured}: set only one of them."
+        )
+    connections = max_connections or configured or max_concurrency
+    if not isinstance(connections, int) or connections < max_concurrency:
+        raise ValueError(
+            f"max_connections={connections!r} is below max_concurrency={max_concurrency}: "
+            "requests past the pool would each open a new connection. Raise max_connections "
+            "or lower max_concurrency."
+        )
+    return connections
 
 
 @functools.cache
