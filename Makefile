@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(PY) -m bench.bench_stream | tee bench/results/stream.txt
 	$(PY) -m bench.emulator_query | tee bench/results/emulator.txt
 	$(PY) -m bench.bench_search_vectors | tee -a bench/results/emulator.txt
+	$(PY) -m bench.concurrency | tee bench/results/concurrency.txt
 
 # The CDK app as `cdk synth` runs it (cdk.json), offline: template and asset in cdk.out/.
 synth: $(STAMP)

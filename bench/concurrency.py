@@ -1,0 +1,176 @@
+"""Concurrent async callers: wall time, median and p99 latency per call, with network
+latency injected on every DynamoDB call, against the local endpoint in another process.
+
+Each of 1, 10, 100 and 500 concurrent callers makes one call: `aget` (an existing key),
+`asearch` (one namespace, limit 10), `aput` (a new key) or a mixed `abatch` (a put, a get
+and a search). `--latency` milliseconds are slept in the calling thread before every
+HTTP request (as a round trip to DynamoDB would hold it); the endpoint's own CPU runs in
+its own process. Stores: ours; ours before the store-owned pool (`--baseline`, imported
+from `git archive`: asyncio's default pool, botocore's 10 connections); both peers.
+
+    python -m bench.concurrency [--latency 5 20] [--callers 1 10 100 500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import botocore.endpoint
+from langgraph.store.base import BaseStore, GetOp, PutOp, SearchOp
+
+from bench.recency import baseline_factory
+
+BASELINE = "355b776"  # main just before the store-owned pool
+NS = ("bench", "tenant", "user")
+KEYS = 200
+SERVE = """
+import sys
+from langgraph.store.dynamodb.testing import local_endpoint
+with local_endpoint() as url:
+    print(url, flush=True)
+    sys.stdin.read()
+"""
+
+Call = Callable[[BaseStore, int], Awaitable[Any]]
+
+
+@contextmanager
+def endpoint_elsewhere() -> Iterator[str]:
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert server.stdout is not None and server.stdin is not None
+    try:
+        yield server.stdout.readline().strip()
+    finally:
+        server.stdin.close()
+        server.wait(30)
+
+
+@contextmanager
+def latency(seconds: float) -> Iterator[None]:
+    """Sleep `seconds` before every HTTP request any botocore client sends."""
+    original = botocore.endpoint.Endpoint._send
+
+    def slow(self: Any, request: Any) -> Any:
+        time.sleep(seconds)
+        return original(self, request)
+
+    botocore.endpoint.Endpoint._send = slow  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        botocore.endpoint.Endpoint._send = original  # type: ignore[method-assign]
+
+
+def ours() -> BaseStore:
+    from langgraph.store.dynamodb import DynamoDBStore
+
+    store = DynamoDBStore("ours")
+    store.setup()
+    return store
+
+
+def checkpoint_aws() -> BaseStore:
+    from langgraph_checkpoint_aws.store.dynamodb import DynamoDBStore as Peer
+
+    store = Peer("peer-checkpoint-aws")
+    store.setup()
+    return store
+
+
+def store_dynamodb() -> BaseStore:
+    from langgraph_store_dynamodb import DynamoDBStore as Peer
+
+    return Peer("peer-store-dynamodb")  # type: ignore[no-any-return]
+
+
+CALLS: dict[str, Call] = {
+    "aget": lambda store, i: store.aget(NS, f"k{i % KEYS}"),
+    "asearch": lambda store, i: store.asearch(NS, limit=10),
+    "aput": lambda store, i: store.aput(NS, f"new{i}", {"i": i, "text": "x" * 200}),
+    "abatch": lambda store, i: store.abatch(
+        [
+            PutOp(NS, f"mixed{i}", {"i": i}),
+            GetOp(NS, f"k{i % KEYS}"),
+            SearchOp(NS, limit=10),
+        ]
+    ),
+}
+
+
+async def run(store: BaseStore, call: Call, callers: int) -> tuple[float, list[float]]:
+    async def timed(i: int) -> float:
+        start = time.perf_counter()
+        await call(store, i)
+        return time.perf_counter() - start
+
+    start = time.perf_counter()
+    latencies = await asyncio.gather(*(timed(i) for i in range(callers)))
+    return time.perf_counter() - start, list(latencies)
+
+
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, nargs="+", default=[5.0, 20.0])
+    parser.add_argument("--callers", type=int, nargs="+", default=[1, 10, 100, 500])
+    parser.add_argument("--baseline", default=BASELINE)
+    parser.add_argument("--stores", nargs="+", default=None)
+    args = parser.parse_args()
+    factories: dict[str, Callable[[], BaseStore]] = {
+        "ours": ours,
+        "ours before": baseline_factory(args.baseline),
+        "langgraph-checkpoint-aws": checkpoint_aws,
+        "langgraph-store-dynamodb": store_dynamodb,
+    }
+    names = args.stores or list(factories)
+    print("| latency | store | call | callers | wall ms | median ms | p99 ms |")
+    print("|---|---|---|---|---|---|---|")
+    with endpoint_elsewhere() as url:
+        os.environ.update(
+            AWS_ENDPOINT_URL=url,
+            AWS_ACCESS_KEY_ID="testing",
+            AWS_SECRET_ACCESS_KEY="testing",
+            AWS_DEFAULT_REGION="us-east-1",
+        )
+        stores = {name: factories[name]() for name in names}
+        for store in stores.values():
+            store.batch([PutOp(NS, f"k{i}", {"i": i, "text": "x" * 200}) for i in range(KEYS)])
+        for ms in args.latency:
+            with latency(ms / 1000):
+                for name, store in stores.items():
+                    for call_name, call in CALLS.items():
+                        asyncio.run(run(store, call, 1))  # warm: threads, connections
+                        for callers in args.callers:
+                            try:
+                                wall, each = asyncio.run(run(store, call, callers))
+                            except Exception as error:  # a peer's limit, reported as such
+                                print(
+                                    f"| {ms:g} | {name} | {call_name} | {callers} | "
+                                    f"error: {type(error).__name__} | | |"
+                                )
+                                continue
+                            print(
+                                f"| {ms:g} | {name} | {call_name} | {callers} | "
+                                f"{wall * 1e3:.0f} | {statistics.median(each) * 1e3:.0f} | "
+                                f"{p99(each) * 1e3:.0f} |",
+                                flush=True,
+                            )
+
+
+if __name__ == "__main__":
+    main()
