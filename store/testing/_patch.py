@@ -1,7 +1,12 @@
 """Idempotent patches that teach moto's DynamoDB and Bedrock runtime the emulated features.
 
-Harmless for tables without vector indexes or local secondary indexes: every hook returns
-to moto's own code path unless the table has one (LSI limits: see `_collections`).
+Vector-index and LSI hooks are harmless for tables without them: they return to moto's
+own code path unless the table has one (LSI limits: see `_collections`). Three patches
+apply to every table, to behave as DynamoDB does: each request is atomic and isolated (one
+lock around moto's DynamoDB and Streams request handling: moto's UpdateItem inserts a
+keys-only row before applying the update), a rejected UpdateItem leaves the item as it
+was, and the item size limit is DynamoDB's 409,600 bytes counted with DynamoDB's rules
+(`store.values`).
 """
 
 from __future__ import annotations
@@ -16,20 +21,19 @@ from moto import backend_index
 from moto.core.responses import ActionResult
 from moto.core.serialize import BaseJSONSerializer
 from moto.dynamodb import urls as dynamodb_urls
-from moto.dynamodb.exceptions import ItemSizeTooLarge, RangeKeyTooLong
+from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models import DynamoDBBackend
+from moto.dynamodb.models.dynamo_type import LimitedSizeDict
 from moto.dynamodb.models.table import LocalSecondaryIndex, Table
 from moto.dynamodb.responses import DynamoHandler, DynamoResult
+from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
 
+from ..values import MAX_ITEM_BYTES, attribute_size
 from . import _collections as lsi
 from . import _lsi_fetch
 from . import _vector as v
 from ._bedrock import install as install_bedrock
-from ._errors import (
-    ItemCollectionSizeLimitExceeded,
-    ValidationError,
-    limit_exceeded_one_online_index,
-)
+from ._errors import ValidationError, limit_exceeded_one_online_index
 from ._moto_compat import check_targets
 from ._partition_query import partition_query, scoped_all_items
 from ._search import search_vectors
@@ -64,6 +68,23 @@ def _register_search_host() -> None:
 
 
 # --------------------------------------------------------------------------- handler
+
+
+def _atomic(original: Callable[..., Any]) -> Any:
+    def call_action(self: Any) -> Any:
+        with v.LOCK:
+            return original(self)
+
+    return call_action
+
+
+def _limited_setitem(self: LimitedSizeDict, key: str, value: Any) -> None:
+    """moto's size check with DynamoDB's limit and rules (moto rejects at 405,000 bytes,
+    counting numbers by their text)."""
+    size = sum(len(k.encode()) + attribute_size(old) for k, old in self.items() if k != key)
+    if size + len(key.encode()) + attribute_size(value) > MAX_ITEM_BYTES:
+        raise ItemSizeTooLarge
+    dict.__setitem__(self, key, value)
 
 
 def _search_vectors(self: DynamoHandler) -> ActionResult:
@@ -272,49 +293,49 @@ def _backend_update_item(original: Callable[..., Any]) -> Any:
     def update_item(self: DynamoDBBackend, table_name: str, key: Any, *a: Any, **kw: Any) -> Any:
         table = self.get_table(table_name)
         vectors = bool(v.indexes(table))
-        if not vectors and not table.indexes:
-            return original(self, table_name, key, *a, **kw)
-        try:
-            hk, rk = self.get_keys_value(table, key)
-            before = table.get_item(hk, rk)
-        except Exception:
-            return original(self, table_name, key, *a, **kw)
+        hk, rk = self.get_keys_value(table, key)
+        before = table.get_item(hk, rk)
         snapshot = copy.deepcopy(before)
         shard = table.stream_shard
         n_records = len(shard.items) if shard is not None else 0
-        item = original(self, table_name, key, *a, **kw)
         try:
-            old = snapshot.attrs if snapshot is not None else None
-            lsi.check_write(table, hk, old, item.attrs, applied=True)
+            item = original(self, table_name, key, *a, **kw)
+            lsi.check_write(
+                table,
+                hk,
+                snapshot.attrs if snapshot is not None else None,
+                item.attrs,
+                applied=True,
+            )
             if vectors:
                 v.validate_item(table, item.attrs)
-        except (
-            ValidationError,
-            ItemSizeTooLarge,
-            RangeKeyTooLong,
-            ItemCollectionSizeLimitExceeded,
-        ):
-            if snapshot is None:
-                if rk is not None:
-                    table.items[hk].pop(rk, None)
-                    if not table.items[hk]:
-                        del table.items[hk]
-                else:
-                    table.items.pop(hk, None)
-            elif rk is not None:
-                table.items[hk][rk] = snapshot
-            else:
-                table.items[hk] = snapshot  # type: ignore[assignment]
+        except Exception:
+            # DynamoDB applies an update whole or not at all; moto may have inserted a
+            # keys-only row or applied part of the update before failing.
+            _restore(table, hk, rk, snapshot)
             if shard is not None:
                 del shard.items[n_records:]
-            if vectors:
-                v.invalidate_all(table)
             raise
         if vectors:
             v.note_write(table, hk, rk, snapshot)
         return item
 
     return update_item
+
+
+def _restore(table: Table, hk: Any, rk: Any, snapshot: Any) -> None:
+    if snapshot is None:
+        if rk is not None:
+            table.items.get(hk, {}).pop(rk, None)
+            if hk in table.items and not table.items[hk]:
+                del table.items[hk]
+        else:
+            table.items.pop(hk, None)
+    elif rk is not None:
+        table.items[hk][rk] = snapshot
+    else:
+        table.items[hk] = snapshot
+    v.invalidate_all(table)
 
 
 def _delete_table(original: Callable[..., Any]) -> Any:
@@ -329,6 +350,8 @@ def _delete_table(original: Callable[..., Any]) -> Any:
 # Every moto attribute the emulation replaces or extends, with the leading parameters its
 # wrapper relies on, and the wrapper; checked at import (see `_moto_compat`).
 PATCHES: tuple[tuple[Any, str, tuple[str, ...], Callable[[Any], Any]], ...] = (
+    (DynamoHandler, "call_action", ("self",), _atomic),
+    (DynamoDBStreamsHandler, "call_action", ("self",), _atomic),
     (DynamoHandler, "create_table", ("self",), _create_table),
     (DynamoHandler, "update_table", ("self",), _update_table),
     (DynamoHandler, "query", ("self",), _check_index_name),
@@ -354,6 +377,7 @@ check_targets(
         (backend_index, "backend_url_patterns", ()),
         (dynamodb_urls, "url_bases", ()),
         (DynamoHandler, "dynamodb_backend", ()),
+        (LimitedSizeDict, "__setitem__", ("self", "key", "value")),
         *((owner, name, parameters) for owner, name, parameters, _ in PATCHES),
     ]
 )
@@ -368,5 +392,6 @@ def install() -> None:
     DynamoHandler.search_vectors = _search_vectors  # type: ignore[attr-defined]
     for owner, name, _, make in PATCHES:
         _wrap(owner, name, make)
+    LimitedSizeDict.__setitem__ = _limited_setitem  # type: ignore[method-assign]
     install_bedrock()
     _installed = True
