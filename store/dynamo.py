@@ -15,6 +15,8 @@ from typing import Any, TypeVar, cast
 import boto3
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotoConnectionError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -131,6 +133,35 @@ def both(first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B]:
     calls: list[Callable[[], object]] = [first, second]
     a, b = parallel_map(lambda call: call(), calls)
     return cast(A, a), cast(B, b)
+
+
+# Errors after which the same request may succeed (botocore's own retry rules).
+RETRYABLE_CODES = frozenset(
+    {
+        "ProvisionedThroughputExceededException",
+        "ThrottlingException",
+        "RequestLimitExceeded",
+        "InternalServerError",
+        "ServiceUnavailable",
+        "TransactionConflictException",
+    }
+)
+
+
+def retrying(fn: Callable[[T], R], arg: T) -> R:
+    """`fn(arg)`, retried with backoff on throttling, server errors, timeouts and dropped
+    connections beyond the client's own retries: for upkeep that must not be skipped
+    (idempotent calls only)."""
+    for round_number in range(MAX_BATCH_ROUNDS - 1):
+        try:
+            return fn(arg)
+        except ClientError as error:
+            if error.response["Error"]["Code"] not in RETRYABLE_CODES:
+                raise
+        except (BotoConnectionError, HTTPClientError):
+            pass
+        _backoff(round_number)
+    return fn(arg)
 
 
 def chunks(items: Sequence[T], size: int) -> list[Sequence[T]]:

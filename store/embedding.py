@@ -6,6 +6,7 @@ import hashlib
 import json
 import logging
 import math
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -14,10 +15,9 @@ from typing import Any
 from langgraph.store.base import Op, PutOp, SearchOp, get_text_at_path
 
 from .index_config import IndexSettings
-from .keys import item_key_of
+from .keys import MAX_SORT_KEY_BYTES, item_key_of
 from .model_pin import ModelIdentity
-from .rows import index_entry
-from .values import check_item_size
+from .rows import check_row_size
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +30,14 @@ ITEM_SK = "item_sk"
 PENDING = "embed_pending"
 # Stream mode: bumped by every put that changes what is embedded; orders vector writes.
 REVISION = "revision"
+# Which write made an item's extra vector rows (part of their keys), and when.
+VECTOR_VERSION = "vector_version"
+WRITTEN_AT = "written_at"
 VECTOR_ROW_PREFIX = "v#"
+# An extra vector row no item uses is deleted once it is this old (or expired): by then the
+# write that made it has finished or failed (a write in flight has not yet written the item
+# row that will use its rows).
+ORPHAN_SECONDS = 900.0
 
 
 def texts_to_embed(value: Mapping[str, Any], paths: Sequence[str]) -> list[str]:
@@ -82,10 +89,37 @@ def score(distance: float, distance_function: str) -> float:
     return distance
 
 
-def vector_sort_key(item_sort_key: str, position: int) -> str:
-    """The row holding an item's vector number `position` (>= 1); vector 0 is on the item.
-    Injective: the position after the last `#` has no `#`."""
-    return f"{VECTOR_ROW_PREFIX}{item_key_of(item_sort_key)}#{position}"
+VERSION_LENGTH = 16
+
+
+def new_vector_version() -> str:
+    """A fresh identifier for one write of a multi-vector item (16 hex digits)."""
+    return uuid.uuid4().hex[:VERSION_LENGTH]
+
+
+def vector_sort_key(item_sort_key: str, version: str, position: int) -> str:
+    """The row holding vector number `position` (>= 1) of one write (`version`) of an item;
+    vector 0 is on the item row. Each write has its own rows, so concurrent writers never
+    overwrite each other's vectors. Injective: version and position contain no `#`."""
+    return f"{VECTOR_ROW_PREFIX}{item_key_of(item_sort_key)}#{version}#{position}"
+
+
+def check_vector_keys(item_sort_key: str, count: int) -> None:
+    """Raise `ValueError` when the extra vector rows of an item with `count` vectors would
+    need a sort key longer than DynamoDB allows (checked before any write)."""
+    if count < 2:
+        return
+    longest = vector_sort_key(item_sort_key, "0" * VERSION_LENGTH, count - 1)
+    size = len(longest.encode())
+    if size > MAX_SORT_KEY_BYTES:
+        spare = size - MAX_SORT_KEY_BYTES
+        key_bytes = len(item_key_of(item_sort_key).encode())
+        raise ValueError(
+            f"Item key is {key_bytes} bytes: too long for an item with {count} vectors, whose "
+            f"vector rows need sort keys of {size} bytes (DynamoDB's limit is "
+            f"{MAX_SORT_KEY_BYTES}). Use a shorter key (at most {key_bytes - spare} bytes) or "
+            "embed fewer texts for this item."
+        )
 
 
 def warn_no_text(namespace: tuple[str, ...], key: str, paths: Sequence[str]) -> None:
@@ -129,10 +163,14 @@ def plan_embeddings(
         stream = settings.embed_on == "stream"
         if op.index is not None or stream:
             rows[i][INDEX_PATHS] = list(paths)  # remembered for re-embedding
+        check_row_size(rows[i])
         texts = texts_to_embed(op.value, paths)
+        check_vector_keys(rows[i]["SK"], len(texts))
         if texts and stream:
             rows[i][CONTENT_HASH] = rows[i][PENDING] = content_hash(texts, settings.model)
         elif texts:
+            if len(texts) > 1:
+                rows[i][VECTOR_VERSION] = new_vector_version()
             plan.jobs.append((i, texts))
             plan.documents.extend(texts)
         elif paths:
@@ -160,6 +198,6 @@ def attach_vectors(
         rows[i][VECTOR] = to_attribute(mine[0])
         rows[i][CONTENT_HASH] = content_hash(texts, settings.model)
         rows[i][VECTOR_COUNT] = len(mine)
-        check_item_size(rows[i], indexed=index_entry(rows[i]))
+        check_row_size(rows[i])
         extras[i] = [to_attribute(vector) for vector in mine[1:]]
     return extras

@@ -10,11 +10,12 @@ listed); a prefix shorter than a group reads the groups under it, then each grou
 
 The registry is a superset of the non-empty namespaces. A put writes the row the first
 time a process sees a namespace (then caches it for `CACHE_SECONDS`); a delete that
-empties a namespace marks its row `emptied_at`; namespaces whose items carry a TTL are
-marked `has_ttl`. Marked rows are verified against their partition when listed, so
-answers are exact. A marked row is physically removed only after `GRACE_SECONDS`,
-longer than any process caches a registration, so a put racing the removal is never
-left unregistered.
+empties a namespace marks its row `emptied_at` (so does a failed write, for every
+namespace it touched, and a listing that finds a `has_ttl` namespace emptied by the TTL
+sweep); namespaces whose items carry a TTL are marked `has_ttl`. Marked rows are verified
+against their partition when listed, so answers are exact. A marked row is physically
+removed only after `GRACE_SECONDS`, longer than any process caches a registration, so a
+put racing the removal is never left unregistered.
 """
 
 from __future__ import annotations
@@ -108,6 +109,9 @@ class Registry:
     def _mark_if_empty(self, ns: Namespace) -> None:
         with self._lock:
             self._known.pop(ns, None)
+        dynamo.retrying(self._mark_once, ns)
+
+    def _mark_once(self, ns: Namespace) -> None:
         if self._has_item(ns, at=None):
             return
         try:
@@ -175,6 +179,11 @@ class Registry:
         if self._has_item(ns, at=at):
             return True
         emptied = row.get(EMPTIED_AT)
+        if emptied is None:
+            # A `has_ttl` row: if the TTL sweep emptied the namespace, mark it now so it is
+            # removed once the grace period has passed.
+            self._mark_once(ns)
+            return False
         if (
             emptied is not None
             and clock.now() - float(emptied) > GRACE_SECONDS

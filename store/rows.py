@@ -53,9 +53,15 @@ def build_row(op: PutOp, at: float) -> dict[str, Any]:
         RECENCY: recency_sort_key(stamp, op.key),
         **ttl_attributes(op.ttl, at),
     }
-    full = {**row, CREATED_AT: stamp}
-    check_item_size(full, indexed=index_entry(full))
+    check_row_size(row)
     return row
+
+
+def check_row_size(row: dict[str, Any]) -> None:
+    """Raise `ValueError` when a row, with the `created_at` it will carry (and its copy in
+    the recency index), exceeds DynamoDB's item size limit."""
+    full = {**row, CREATED_AT: row[UPDATED_AT]}
+    check_item_size(full, indexed=index_entry(full))
 
 
 def index_entry(row: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,7 @@ A prefix fans out over the namespaces below it (from the registry, bounded by
 `offset + limit` is always within the union of each namespace's top `offset + limit`.
 Values come from the index projection (ALL), so a hit on an item row needs no read;
 hits on an item's extra vector rows are resolved with one BatchGetItem and kept only while
-their content hash matches the item's.
+they belong to the item's current write (see `store.writes`).
 """
 
 from __future__ import annotations
@@ -14,11 +14,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from botocore.exceptions import ClientError
 from langgraph.store.base import SearchOp
 
-from . import dynamo
-from .embedding import CONTENT_HASH, ITEM_SK, VECTOR_COUNT, score, to_search_vector
+from . import clock, dynamo
+from .embedding import (
+    ITEM_SK,
+    ORPHAN_SECONDS,
+    VECTOR_VERSION,
+    WRITTEN_AT,
+    score,
+    to_search_vector,
+)
 from .index_config import IndexSettings
 from .keys import ITEM_PREFIX, PK, SK, Namespace, encode_namespace
 from .registry import Registry
@@ -51,10 +57,21 @@ class SemanticSearch:
         self._registry = registry
         self._settings = settings
 
-    def namespaces(self, prefixes: Sequence[Namespace]) -> dict[Namespace, list[Namespace]]:
+    def namespaces(
+        self, prefixes: Sequence[Namespace], *, omit_expired_at: float | None
+    ) -> dict[Namespace, list[Namespace]]:
         """The registered namespaces under each prefix (one registry Query each, run
-        concurrently); callers overlap this with embedding the query."""
-        found = dynamo.parallel_map(self._registry.candidates, list(prefixes))
+        concurrently); callers overlap this with embedding the query. Past `max_fanout`
+        candidates, only namespaces verified to hold items count (dead ones, e.g. emptied
+        by the TTL sweep, do not)."""
+
+        def covered(prefix: Namespace) -> list[Namespace]:
+            candidates = self._registry.candidates(prefix)
+            if len(candidates) <= self._settings.max_fanout:
+                return candidates
+            return self._registry.namespaces(prefix, omit_expired_at=omit_expired_at)
+
+        found = dynamo.parallel_map(covered, list(prefixes))
         return dict(zip(prefixes, found, strict=True))
 
     def search(
@@ -147,61 +164,48 @@ class SemanticSearch:
         return results
 
     def _resolve(self, results: list[dict[str, Any]]) -> list[Hit]:
-        """Best score per item (results come best first); extra vector rows resolved to
-        their item, dropped when stale."""
-        best: dict[str, Hit] = {}
-        extra: dict[str, Hit] = {}
-        fallback: dict[str, Hit] = {}  # item-row hits behind an extra row that may be stale
+        """Best score per item (results come best first). A hit on an extra vector row
+        counts only while it belongs to the item's current write (`vector_version`); old
+        rows no write will ever use again are deleted on the way."""
+        hits: dict[str, list[Hit]] = {}
         for result in results:
             row = dynamo.deserialize(result["Item"])
             value = score(float(result["Score"]), self._settings.distance_function)
             item_sk = row[SK] if row[SK].startswith(ITEM_PREFIX) else row.get(ITEM_SK)
-            if item_sk is None or item_sk in best:
-                continue
-            if row[SK] != item_sk:
-                extra.setdefault(item_sk, (row, value))
-            elif item_sk in extra:
-                fallback.setdefault(item_sk, (row, value))
-            else:
-                best[item_sk] = (row, value)
-        if extra:
-            items = dynamo.batch_get(
-                self._client,
-                self._table,
-                [{PK: row[PK], SK: item_sk} for item_sk, (row, _) in extra.items()],
-                consistent=True,
-            )
-            by_sk = {item[SK]: item for item in items}
-            stale = []
-            for item_sk, (row, value) in extra.items():
-                item = by_sk.get(item_sk)
-                if item is not None and item.get(CONTENT_HASH) == row.get(CONTENT_HASH):
-                    best[item_sk] = (item, value)
-                    continue
-                if item is None or item.get(VECTOR_COUNT, 0) <= _position(row[SK]):
-                    stale.append(row)
-                if item_sk in fallback:
-                    best[item_sk] = fallback[item_sk]
-            dynamo.parallel_map(self._remove_stale, stale)
+            if item_sk is not None:
+                hits.setdefault(item_sk, []).append((row, value))
+        best = {sk: found[0] for sk, found in hits.items() if found[0][0][SK] == sk}
+        behind = {sk: found for sk, found in hits.items() if sk not in best}
+        if not behind:
+            return list(best.values())
+        items = dynamo.batch_get(
+            self._client,
+            self._table,
+            [{PK: found[0][0][PK], SK: sk} for sk, found in behind.items()],
+            consistent=True,
+        )
+        by_sk = {item[SK]: item for item in items}
+        garbage = []
+        at = clock.now()
+        for sk, found in behind.items():
+            item = by_sk.get(sk)
+            version = item.get(VECTOR_VERSION) if item is not None else None
+            for row, value in found:
+                if row[SK] == sk:
+                    best[sk] = (row, value)
+                    break
+                if item is not None and row.get(VECTOR_VERSION) == version:
+                    best[sk] = (item, value)
+                    break
+                if is_expired(row, at) or at - float(row.get(WRITTEN_AT, 0)) > ORPHAN_SECONDS:
+                    garbage.append(row)
+        dynamo.parallel_map(self._remove_garbage, garbage)
         return list(best.values())
 
-    def _remove_stale(self, row: dict[str, Any]) -> None:
-        """Delete a vector row its item no longer has (the item was deleted, expired, or
-        rewritten with fewer vectors, and the cleanup did not happen); conditional on the
-        hash seen, so a concurrent rewrite of that row wins."""
-        try:
-            self._client.delete_item(
-                TableName=self._table,
-                Key=dynamo.serialize({PK: row[PK], SK: row[SK]}),
-                ConditionExpression="#h = :seen",
-                ExpressionAttributeNames={"#h": CONTENT_HASH},
-                ExpressionAttributeValues={":seen": {"S": row[CONTENT_HASH]}},
-            )
-        except ClientError as error:
-            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
-
-
-def _position(vector_sort_key: str) -> int:
-    """The vector number a vector row holds (see `store.embedding.vector_sort_key`)."""
-    return int(vector_sort_key.rsplit("#", 1)[1])
+    def _remove_garbage(self, row: dict[str, Any]) -> None:
+        """Delete an extra vector row of a write that was replaced, deleted, expired or
+        never completed (its cleanup failed). Its key names that write, which no later
+        write reuses, so the delete can never hit a live vector."""
+        self._client.delete_item(
+            TableName=self._table, Key=dynamo.serialize({PK: row[PK], SK: row[SK]})
+        )

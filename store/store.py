@@ -47,7 +47,7 @@ from .rows import (
 )
 from .semantic_search import SemanticSearch, check_page
 from .table_spec import table_spec
-from .ttl import is_expired
+from .ttl import check_ttl, is_expired
 from .vector_index import ensure_index
 from .writes import Writer
 
@@ -103,6 +103,8 @@ class DynamoDBStore(BaseStore):
         if not isinstance(max_fanout, int) or isinstance(max_fanout, bool) or max_fanout < 1:
             raise ValueError(f"max_fanout must be a positive integer, got {max_fanout!r}")
         self.max_fanout = max_fanout
+        if ttl and ttl.get("default_ttl") is not None:
+            check_ttl(ttl["default_ttl"], "ttl['default_ttl']")
         self.table_name = table_name
         self.ttl_config = ttl
         if ttl and ttl.get("sweep_interval_minutes") is not None:
@@ -357,7 +359,8 @@ class DynamoDBStore(BaseStore):
         if self._semantic is None:
             return {}
         prefixes = {op.namespace_prefix for op in ops if isinstance(op, SearchOp) and op.query}
-        return self._semantic.namespaces(sorted(prefixes))
+        omit_at = clock.now() if self._omit_expired else None
+        return self._semantic.namespaces(sorted(prefixes), omit_expired_at=omit_at)
 
     def _execute(
         self,
@@ -379,7 +382,7 @@ class DynamoDBStore(BaseStore):
         vectors = dict(zip(plan.queries, queries, strict=True))
         read_rows = self._read(ops, results, at, vectors, scope)
         self._writer.refresh(read_rows, at)
-        self._write(ops, rows, extras)
+        self._write(ops, rows, extras, at)
         return results
 
     # Validation
@@ -396,8 +399,8 @@ class DynamoDBStore(BaseStore):
                     check_page(op.limit, op.offset)
             elif isinstance(op, ListNamespacesOp):
                 _check_page(op.limit, op.offset)
-                if op.max_depth is not None and op.max_depth < 1:
-                    raise ValueError(f"max_depth must be >= 1, got {op.max_depth}")
+                if op.max_depth is not None and not _is_count(op.max_depth, minimum=1):
+                    raise ValueError(f"max_depth must be None or an int >= 1, got {op.max_depth!r}")
             elif isinstance(op, PutOp) and op.value is not None:
                 if not isinstance(op.value, Mapping):
                     raise ValueError(
@@ -494,7 +497,11 @@ class DynamoDBStore(BaseStore):
     # Writes
 
     def _write(
-        self, ops: list[Op], rows: dict[int, dict[str, Any]], extras: dict[int, list[Any]]
+        self,
+        ops: list[Op],
+        rows: dict[int, dict[str, Any]],
+        extras: dict[int, list[Any]],
+        at: float,
     ) -> None:
         """Apply the last put or delete of each key."""
         last: dict[tuple[Namespace, str], int] = {}
@@ -509,6 +516,7 @@ class DynamoDBStore(BaseStore):
             extras={
                 (rows[i]["PK"], rows[i]["SK"]): extras[i] for i in last.values() if i in extras
             },
+            at=at,
         )
 
 
@@ -560,7 +568,12 @@ def _log_sweep_not_applicable(minutes: int) -> None:
 
 
 def _check_page(limit: int, offset: int) -> None:
-    if not isinstance(limit, int) or limit < 0:
-        raise ValueError(f"limit must be a non-negative integer, got {limit!r}")
-    if not isinstance(offset, int) or offset < 0:
-        raise ValueError(f"offset must be a non-negative integer, got {offset!r}")
+    if not _is_count(limit, minimum=0):
+        raise ValueError(f"limit must be a non-negative int, got {limit!r}")
+    if not _is_count(offset, minimum=0):
+        raise ValueError(f"offset must be a non-negative int, got {offset!r}")
+
+
+def _is_count(value: object, *, minimum: int) -> bool:
+    """An int (never a bool) of at least `minimum`."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= minimum

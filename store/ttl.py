@@ -19,6 +19,10 @@ from typing import Any
 EXPIRES_AT = "expires_at"
 TTL_MINUTES = "ttl_minutes"
 REFRESH_FRACTION = 0.1
+# The TTL range the store accepts, in minutes: from one millisecond to 1,000 years. Both
+# ends keep `expires_at` and `ttl_minutes` ordinary DynamoDB numbers and datetimes.
+MIN_TTL_MINUTES = 1 / 60_000
+MAX_TTL_MINUTES = 1000 * 365 * 24 * 60
 
 
 def expiry(ttl_minutes: float, at: float) -> int:
@@ -30,9 +34,22 @@ def ttl_attributes(ttl_minutes: float | None, at: float) -> dict[str, Any]:
     """The TTL attributes of an item written at `at` (empty when it never expires)."""
     if ttl_minutes is None:
         return {}
-    if not isinstance(ttl_minutes, (int, float)) or not ttl_minutes > 0:
-        raise ValueError(f"ttl must be a positive number of minutes, got {ttl_minutes!r}")
+    check_ttl(ttl_minutes)
     return {EXPIRES_AT: expiry(ttl_minutes, at), TTL_MINUTES: Decimal(str(ttl_minutes))}
+
+
+def check_ttl(ttl_minutes: Any, name: str = "ttl") -> None:
+    """Raise `ValueError` unless `ttl_minutes` is a number of minutes in the accepted range."""
+    if (
+        isinstance(ttl_minutes, bool)
+        or not isinstance(ttl_minutes, (int, float))
+        or not MIN_TTL_MINUTES <= ttl_minutes <= MAX_TTL_MINUTES
+    ):
+        raise ValueError(
+            f"{name} must be a positive number of minutes, from {MIN_TTL_MINUTES:.2g} (one "
+            f"millisecond) to {MAX_TTL_MINUTES} (1,000 years), or None for no expiry; got "
+            f"{ttl_minutes!r}"
+        )
 
 
 def is_expired(item: dict[str, Any], at: float) -> bool:

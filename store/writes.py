@@ -1,7 +1,17 @@
-"""The write path: item rows, their extra vector rows, registry upkeep, TTL refreshes."""
+"""The write path: item rows, their extra vector rows, registry upkeep, TTL refreshes.
+
+Extra vector rows are keyed by the write that made them (`vector_version`), and a put
+writes them *before* its item row: whatever order concurrent writers interleave in, the
+item row that lands last points at rows that already exist, and no writer ever overwrites
+another's rows. A writer then deletes the rows of the version it replaced (the old version
+comes back from the item write itself, so only the writer that replaced a version deletes
+it). Rows left by a failed or superseded write are never read (readers match the item's
+version) and are collected by `SemanticSearch` once old.
+"""
 
 from __future__ import annotations
 
+import logging
 import math
 from typing import Any
 
@@ -16,6 +26,8 @@ from .embedding import (
     REVISION,
     VECTOR,
     VECTOR_COUNT,
+    VECTOR_VERSION,
+    WRITTEN_AT,
     vector_sort_key,
 )
 from .errors import raise_if_collection_full
@@ -25,6 +37,8 @@ from .registry import Registry
 from .rows import CREATED_AT, UPDATED_AT, key_of, update_arguments
 from .ttl import EXPIRES_AT, TTL_MINUTES, expiry, needs_refresh
 
+logger = logging.getLogger(__name__)
+
 # Attributes a put may leave out; an overwrite removes them from the old row.
 OPTIONAL_ATTRIBUTES = (
     EXPIRES_AT,
@@ -32,16 +46,20 @@ OPTIONAL_ATTRIBUTES = (
     VECTOR,
     CONTENT_HASH,
     VECTOR_COUNT,
+    VECTOR_VERSION,
     INDEX_PATHS,
     PENDING,
 )
-# Stream mode keeps `vector_count` (the consumer cleans up the extra rows it counts).
+# Stream mode keeps `vector_count` and `vector_version` (the consumer deletes the extra
+# rows they name once it has written the new ones).
 CHANGED_CONTENT_REMOVES = (EXPIRES_AT, TTL_MINUTES, VECTOR, INDEX_PATHS)
 SAME_CONTENT_REMOVES = (EXPIRES_AT, TTL_MINUTES)
 MAX_PENDING_ATTEMPTS = 6
 
 ItemKey = tuple[Namespace, str]
 RowKey = tuple[str, str]
+# The vector rows an item had before a write replaced or deleted it: (version, count).
+OldVectors = dict[RowKey, tuple[str, int]]
 
 
 class Writer:
@@ -61,35 +79,39 @@ class Writer:
         puts: list[dict[str, Any]],
         deletes: list[ItemKey],
         extras: dict[RowKey, list[Any]],
+        at: float,
     ) -> None:
-        """Register the namespaces written to, write item rows (one UpdateItem for a single
-        put, else BatchWriteItem), then extra vector rows, then mark emptied namespaces."""
+        """Register the namespaces written to, write new vector rows, then item rows (one
+        UpdateItem for a single put, else BatchWriteItem), delete replaced vector rows, and
+        mark emptied namespaces. Whatever fails, the namespaces the write may have emptied
+        are checked, so the registry stays exact."""
         with_ttl: dict[Namespace, bool] = {}
         for row in puts:
             namespace = key_namespace(row)
             with_ttl[namespace] = with_ttl.get(namespace, False) or EXPIRES_AT in row
+        emptied = {namespace for namespace, _ in deletes}
         self._registry.ensure(with_ttl)
         pending = [row for row in puts if PENDING in row]
         direct = [row for row in puts if PENDING not in row]
-        old_counts: dict[RowKey, int] = {}
+        old: OldVectors = {}
         try:
+            if self._index is not None:
+                self._write_vector_rows(direct, extras, at)
             if direct or deletes:
-                old_counts = self._write_rows(direct, deletes)
+                old = self._write_rows(direct, deletes)
             dynamo.parallel_map(self._put_pending, pending)
-        except Exception as error:
-            # Keep the registry exact for namespaces the failed write left empty.
-            self._registry.forget_if_empty(with_ttl)
+        except BaseException as error:
+            try:
+                self._registry.forget_if_empty(set(with_ttl) | emptied)
+            except Exception:
+                logger.exception("Could not re-check namespaces after a failed write")
             if isinstance(error, ClientError):
                 raise_if_collection_full(error, with_ttl)
             raise
         if self._index is not None:
-            try:
-                self._write_vector_rows(direct, deletes, extras, old_counts)
-            except ClientError as error:
-                raise_if_collection_full(error, with_ttl)
-                raise
-        if deletes:
-            self._registry.forget_if_empty(namespace for namespace, _ in deletes)
+            self._delete_replaced_vector_rows(direct, old)
+        if emptied:
+            self._registry.forget_if_empty(emptied)
 
     def _put_pending(self, row: dict[str, Any]) -> None:
         """Stream mode: one UpdateItem, no embedding. New or changed content writes the row
@@ -148,11 +170,13 @@ class Writer:
         return True
 
     def refresh(self, rows: list[dict[str, Any]], at: float) -> None:
-        """Slide the expiry of read rows by their own TTL, per the rule in `store.ttl`."""
+        """Slide the expiry of read rows (and their extra vector rows) by their own TTL, per
+        the rule in `store.ttl`. Best effort: a failure is logged and never fails the read."""
         due = {(r["PK"], r["SK"]): r for r in rows if needs_refresh(r, at)}
         dynamo.parallel_map(lambda row: self._refresh_one(row, at), list(due.values()))
 
     def _refresh_one(self, row: dict[str, Any], at: float) -> None:
+        new_expiry = expiry(float(row[TTL_MINUTES]), at)
         try:
             self._client.update_item(
                 TableName=self._table,
@@ -168,20 +192,39 @@ class Writer:
                 ),
                 ExpressionAttributeValues=dynamo.serialize(
                     {
-                        ":new": expiry(float(row[TTL_MINUTES]), at),
+                        ":new": new_expiry,
                         ":old": row[EXPIRES_AT],
                         ":ttl": row[TTL_MINUTES],
                         ":now": math.floor(clock.now()),
                     }
                 ),
             )
+            version = row.get(VECTOR_VERSION)
+            if version is not None:
+                keys = vector_row_keys(row["PK"], row["SK"], version, int(row[VECTOR_COUNT]))
+                dynamo.parallel_map(lambda key: self._refresh_vector_row(key, new_expiry), keys)
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                logger.warning("TTL refresh of %s/%s failed: %s", row["PK"], row["SK"], error)
+        except Exception as error:  # a refresh is best effort: never fail the read
+            logger.warning("TTL refresh of %s/%s failed: %r", row["PK"], row["SK"], error)
+
+    def _refresh_vector_row(self, key: dict[str, str], new_expiry: int) -> None:
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=dynamo.serialize(key),
+                UpdateExpression=f"SET {EXPIRES_AT} = :new",
+                ConditionExpression="attribute_exists(SK)",
+                ExpressionAttributeValues=dynamo.serialize({":new": new_expiry}),
+            )
         except ClientError as error:
             if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
 
-    def _write_rows(self, puts: list[dict[str, Any]], deletes: list[ItemKey]) -> dict[RowKey, int]:
-        """Write item rows; returns how many vectors each overwritten or deleted item had
-        (only with an index, to clean up its extra vector rows)."""
+    def _write_rows(self, puts: list[dict[str, Any]], deletes: list[ItemKey]) -> OldVectors:
+        """Write item rows; returns the vector rows (version, count) each overwritten or
+        deleted item had (only with an index)."""
         returns = {"ReturnValues": "UPDATED_OLD"} if self._index else {}
         if len(puts) == 1 and not deletes:
             args = update_arguments(puts[0], self._optional)
@@ -194,7 +237,10 @@ class Writer:
                 ExpressionAttributeValues=dynamo.serialize(args["ExpressionAttributeValues"]),
                 **returns,
             )
-            return _old_counts([{**key, **dynamo.deserialize(response.get("Attributes", {}))}])
+            old = dynamo.deserialize(response.get("Attributes", {}))
+            # UPDATED_OLD leaves out attributes the update did not change.
+            old.setdefault(VECTOR_COUNT, puts[0].get(VECTOR_COUNT))
+            return _old_vectors([{**key, **old}])
         if len(deletes) == 1 and not puts:
             key = key_of(*deletes[0])
             response = self._client.delete_item(
@@ -202,7 +248,7 @@ class Writer:
                 Key=dynamo.serialize(key),
                 **({"ReturnValues": "ALL_OLD"} if self._index else {}),
             )
-            return _old_counts([{**key, **dynamo.deserialize(response.get("Attributes", {}))}])
+            return _old_vectors([{**key, **dynamo.deserialize(response.get("Attributes", {}))}])
         previous = self._previous(puts, deletes)
         requests: list[dict[str, Any]] = [
             {
@@ -219,18 +265,19 @@ class Writer:
         ]
         requests += [{"DeleteRequest": {"Key": key_of(*key)}} for key in deletes]
         dynamo.batch_write(self._client, self._table, requests)
-        return _old_counts(list(previous.values()))
+        return _old_vectors(list(previous.values()))
 
     def _previous(
         self, puts: list[dict[str, Any]], deletes: list[ItemKey]
     ) -> dict[RowKey, dict[str, Any]]:
-        """`created_at` (and, with an index, `vector_count`) of the items about to be
+        """`created_at` (and, with an index, the vector rows) of the items about to be
         overwritten or deleted: one BatchGetItem per 100 keys."""
         keys = [{"PK": row["PK"], "SK": row["SK"]} for row in puts]
         names = {"#c": CREATED_AT}
         if self._index is not None:
             keys += [key_of(*key) for key in deletes]
             names["#n"] = VECTOR_COUNT
+            names["#v"] = VECTOR_VERSION
         if not keys:
             return {}
         found = dynamo.batch_get(
@@ -244,37 +291,48 @@ class Writer:
         return {(row["PK"], row["SK"]): row for row in found}
 
     def _write_vector_rows(
-        self,
-        puts: list[dict[str, Any]],
-        deletes: list[ItemKey],
-        extras: dict[RowKey, list[Any]],
-        old_counts: dict[RowKey, int],
+        self, puts: list[dict[str, Any]], extras: dict[RowKey, list[Any]], at: float
     ) -> None:
-        """Write each item's vectors 1..n-1 as rows tagged with the item's content hash
-        (readers ignore rows whose hash no longer matches) and delete surplus old ones."""
-        requests: list[dict[str, Any]] = []
+        """Write each put's vectors 1..n-1 as rows of its own version, expiring with it."""
         filter_attributes = self._index.filter_attributes if self._index else ()
-        wanted = {(row["PK"], row["SK"]): row for row in puts}
-        for key in deletes:
-            item_key = key_of(*key)
-            wanted[(item_key["PK"], item_key["SK"])] = {}
-        for (pk, sk), row in wanted.items():
+        requests: list[dict[str, Any]] = []
+        for row in puts:
+            pk, sk = row["PK"], row["SK"]
             for position, vector in enumerate(extras.get((pk, sk), []), start=1):
                 item = {
                     "PK": pk,
-                    "SK": vector_sort_key(sk, position),
+                    "SK": vector_sort_key(sk, row[VECTOR_VERSION], position),
                     VECTOR: vector,
                     ITEM_SK: sk,
-                    CONTENT_HASH: row[CONTENT_HASH],
+                    VECTOR_VERSION: row[VECTOR_VERSION],
+                    WRITTEN_AT: int(at),
                     **{name: row[name] for name in filter_attributes if name in row},
+                    **({EXPIRES_AT: row[EXPIRES_AT]} if EXPIRES_AT in row else {}),
                 }
                 requests.append({"PutRequest": {"Item": item}})
-            new_count = max(1, int(row.get(VECTOR_COUNT, 0)))
-            for position in range(new_count, old_counts.get((pk, sk), 0)):
-                stale = {"PK": pk, "SK": vector_sort_key(sk, position)}
-                requests.append({"DeleteRequest": {"Key": stale}})
         if requests:
             dynamo.batch_write(self._client, self._table, requests)
+
+    def _delete_replaced_vector_rows(self, puts: list[dict[str, Any]], old: OldVectors) -> None:
+        """Delete the vector rows of the versions this write replaced. Best effort: rows
+        left behind are never read and are collected later (see `SemanticSearch`)."""
+        written = {(row["PK"], row["SK"]): row.get(VECTOR_VERSION) for row in puts}
+        requests = [
+            {"DeleteRequest": {"Key": key}}
+            for (pk, sk), (version, count) in old.items()
+            # A retried write may report its own version as the old one: keep it.
+            if version != written.get((pk, sk))
+            for key in vector_row_keys(pk, sk, version, count)
+        ]
+        try:
+            dynamo.batch_write(self._client, self._table, requests)
+        except Exception as error:
+            logger.warning("Could not delete %d replaced vector rows: %r", len(requests), error)
+
+
+def vector_row_keys(pk: str, sk: str, version: str, count: int) -> list[dict[str, str]]:
+    """The keys of the extra vector rows of one version of an item."""
+    return [{"PK": pk, "SK": vector_sort_key(sk, version, n)} for n in range(1, count)]
 
 
 def key_namespace(row: dict[str, Any]) -> Namespace:
@@ -282,5 +340,9 @@ def key_namespace(row: dict[str, Any]) -> Namespace:
     return decode_namespace(row["PK"])
 
 
-def _old_counts(rows: list[dict[str, Any]]) -> dict[RowKey, int]:
-    return {(r["PK"], r["SK"]): int(r[VECTOR_COUNT]) for r in rows if VECTOR_COUNT in r}
+def _old_vectors(rows: list[dict[str, Any]]) -> OldVectors:
+    return {
+        (r["PK"], r["SK"]): (r[VECTOR_VERSION], int(r[VECTOR_COUNT]))
+        for r in rows
+        if VECTOR_VERSION in r and r.get(VECTOR_COUNT) is not None
+    }

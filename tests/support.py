@@ -1,5 +1,5 @@
 """Test support: count the requests a client sends and the items DynamoDB read to answer
-them (observed at botocore's boundary)."""
+them (observed at botocore's boundary), and read a table whole."""
 
 from __future__ import annotations
 
@@ -55,3 +55,15 @@ class FakeClock:
     def advance(self, seconds: float) -> None:
         self.wall += seconds
         self.elapsed += seconds
+
+
+def scan_table(client: Any, table: str) -> list[dict[str, Any]]:
+    """Every row of a table (wire format), following pagination."""
+    rows: list[dict[str, Any]] = []
+    kwargs: dict[str, Any] = {"TableName": table, "ConsistentRead": True}
+    while True:
+        response = client.scan(**kwargs)
+        rows.extend(response.get("Items", []))
+        if "LastEvaluatedKey" not in response:
+            return rows
+        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
