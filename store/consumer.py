@@ -37,8 +37,6 @@ from .embedding import (
     CONTENT_HASH,
     INDEX_PATHS,
     PENDING,
-    REVISION,
-    VECTOR_COUNT,
     content_hash,
     texts_to_embed,
 )
@@ -54,6 +52,7 @@ from .model_pin import (
     read_pin,
 )
 from .rows import VALUE
+from .ttl import EXPIRES_AT
 from .values import decode_value
 from .vector_writes import DEFAULT_CONCURRENCY, BatchEmbedder, EmbedJob, VectorWriter
 
@@ -293,14 +292,14 @@ class StreamConsumer:
         """The records still worth embedding, after one consistent read of their items."""
         if not pending:
             return []
-        names = {"#h": CONTENT_HASH, "#p": PENDING, "#n": VECTOR_COUNT, "#r": REVISION}
+        names = {"#h": CONTENT_HASH, "#p": PENDING, "#e": EXPIRES_AT}
         try:
             found = dynamo.batch_get(
                 self._client,
                 self.table_name,
                 [{PK: p.pk, SK: p.sk} for p in pending],
                 consistent=True,
-                projection="PK, SK, #h, #p, #n, #r",
+                projection="PK, SK, #h, #p, #e",
                 names=names,
             )
         except Exception as error:
@@ -321,8 +320,7 @@ class StreamConsumer:
                     sk=p.sk,
                     texts=p.texts,
                     digest=p.digest,
-                    revision=int(row.get(REVISION, 0)),
-                    old_count=int(row.get(VECTOR_COUNT, 0)),
+                    expires_at=int(row[EXPIRES_AT]) if EXPIRES_AT in row else None,
                     filters=p.filters,
                 )
                 jobs.append((p.sequence, job))

@@ -28,8 +28,6 @@ INDEX_PATHS = "index_paths"
 ITEM_SK = "item_sk"
 # Stream mode: the content hash a put left for the consumer to embed (gone once embedded).
 PENDING = "embed_pending"
-# Stream mode: bumped by every put that changes what is embedded; orders vector writes.
-REVISION = "revision"
 # Which write made an item's extra vector rows (part of their keys), and when.
 VECTOR_VERSION = "vector_version"
 WRITTEN_AT = "written_at"
@@ -102,6 +100,11 @@ def vector_sort_key(item_sort_key: str, version: str, position: int) -> str:
     vector 0 is on the item row. Each write has its own rows, so concurrent writers never
     overwrite each other's vectors. Injective: version and position contain no `#`."""
     return f"{VECTOR_ROW_PREFIX}{item_key_of(item_sort_key)}#{version}#{position}"
+
+
+def vector_row_keys(pk: str, sk: str, version: str, count: int) -> list[dict[str, str]]:
+    """The keys of the extra vector rows of one version of an item."""
+    return [{"PK": pk, "SK": vector_sort_key(sk, version, n)} for n in range(1, count)]
 
 
 def check_vector_keys(item_sort_key: str, count: int) -> None:

@@ -98,12 +98,9 @@ def to_search_item(row: dict[str, Any], score: float | None = None) -> SearchIte
     )
 
 
-def update_arguments(
-    row: dict[str, Any], removable: tuple[str, ...], also_set: tuple[str, ...] = ()
-) -> dict[str, Any]:
+def update_arguments(row: dict[str, Any], removable: tuple[str, ...]) -> dict[str, Any]:
     """UpdateItem arguments writing `row` whole: every attribute set, `created_at` kept
-    when the item exists, and the optional attributes the new row lacks removed.
-    `also_set` adds SET clauses (their names and values are the caller's to add)."""
+    when the item exists, and the optional attributes the new row lacks removed."""
     names: dict[str, str] = {}
     values: dict[str, Any] = {}
     sets: list[str] = []
@@ -116,7 +113,7 @@ def update_arguments(
     names["#created"] = CREATED_AT
     sets.append("#created = if_not_exists(#created, :created)")
     values[":created"] = row[UPDATED_AT]
-    expression = "SET " + ", ".join([*sets, *also_set])
+    expression = "SET " + ", ".join(sets)
     removed = [name for name in removable if name not in row]
     if removed:
         for index, name in enumerate(removed):

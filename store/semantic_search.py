@@ -20,6 +20,7 @@ from . import clock, dynamo
 from .embedding import (
     ITEM_SK,
     ORPHAN_SECONDS,
+    PENDING,
     VECTOR_VERSION,
     WRITTEN_AT,
     score,
@@ -194,7 +195,7 @@ class SemanticSearch:
                 if row[SK] == sk:
                     best[sk] = (row, value)
                     break
-                if item is not None and row.get(VECTOR_VERSION) == version:
+                if item is not None and PENDING not in item and row.get(VECTOR_VERSION) == version:
                     best[sk] = (item, value)
                     break
                 if is_expired(row, at) or at - float(row.get(WRITTEN_AT, 0)) > ORPHAN_SECONDS:

@@ -7,9 +7,9 @@ retried with backoff; a failing batch is split so that one bad item fails alone.
 Each item's vector write is conditional: on the content hash that was embedded (the
 consumer) or on the value being unchanged since it was read (reindex). A newer put
 always wins, a deleted item is never resurrected, and the same write clears the pending
-marker. Extra vector rows (items with several texts) carry the item's revision and are
-written only over rows of the same or an older revision, so an older embedding never
-overwrites a newer one's rows.
+marker. Extra vector rows (items with several texts) follow the store's rule
+(`store.writes`): keyed by the write that made them, written before the item points at
+them, and the rows the item pointed at before deleted by the writer that replaced them.
 """
 
 from __future__ import annotations
@@ -25,21 +25,24 @@ from typing import Any
 from botocore.exceptions import ClientError
 from langchain_core.embeddings import Embeddings
 
-from . import dynamo
+from . import clock, dynamo
 from .embedding import (
     CONTENT_HASH,
     ITEM_SK,
     PENDING,
-    REVISION,
     VECTOR,
     VECTOR_COUNT,
+    VECTOR_VERSION,
+    WRITTEN_AT,
     check_vectors,
+    new_vector_version,
     to_attribute,
-    vector_sort_key,
+    vector_row_keys,
 )
 from .keys import PK, SK
 from .model_pin import BEDROCK, ModelIdentity
 from .rows import UPDATED_AT
+from .ttl import EXPIRES_AT
 
 DEFAULT_CONCURRENCY = 8
 GENERIC_BATCH = 96
@@ -66,17 +69,16 @@ def batch_size_for(model: ModelIdentity) -> int:
 @dataclass(frozen=True)
 class EmbedJob:
     """One item to embed: its key, the texts its value selects, their content hash, the
-    revision they were read at, how many vectors it had, the filter attributes its extra
-    rows carry. With `updated_at` the write is conditional on the value being unchanged
-    since it was read (reindex), otherwise on the stored content hash (consumer)."""
+    filter attributes and expiry its extra rows carry. With `updated_at` the write is
+    conditional on the value being unchanged since it was read (reindex), otherwise on
+    the stored content hash (consumer)."""
 
     pk: str
     sk: str
     texts: tuple[str, ...]
     digest: str
-    revision: int = 0
-    old_count: int = 0
     filters: Mapping[str, str] = field(default_factory=dict)
+    expires_at: int | None = None
     updated_at: str | None = None
 
 
@@ -191,48 +193,67 @@ class VectorWriter:
         self._table = table
 
     def write(self, job: EmbedJob, vectors: Sequence[Sequence[float]]) -> bool:
-        """Write the extra rows, then the item's vector 0 (clearing its pending marker);
-        False when the item changed or vanished since (nothing of ours is left behind)."""
-        for position, vector in enumerate(vectors[1:], start=1):
-            self._put_extra(job, position, vector)
-        if not self._update_item(job, vectors):
-            self._delete_extras(job, range(1, len(vectors)), stale=True)
+        """Write the extra rows, then the item's vector 0 (clearing its pending marker) and
+        delete the extra rows it replaced; False when the item changed or vanished since
+        (the rows just written are deleted again)."""
+        version = new_vector_version() if len(vectors) > 1 else None
+        mine = vector_row_keys(job.pk, job.sk, version, len(vectors)) if version else []
+        dynamo.batch_write(
+            self._client,
+            self._table,
+            [
+                {"PutRequest": {"Item": {**key, **self._extra(job, version, vector)}}}
+                for key, vector in zip(mine, vectors[1:], strict=True)
+            ],
+        )
+        old = self._update_item(job, vectors, version)
+        if old is None:
+            dynamo.batch_write(
+                self._client, self._table, [{"DeleteRequest": {"Key": k}} for k in mine]
+            )
             return False
-        self._delete_extras(job, range(max(1, len(vectors)), job.old_count), stale=False)
+        old_version, old_count = old
+        if old_version is not None and old_version != version:
+            replaced = vector_row_keys(job.pk, job.sk, old_version, old_count)
+            dynamo.batch_write(
+                self._client, self._table, [{"DeleteRequest": {"Key": k}} for k in replaced]
+            )
         return True
 
-    def _put_extra(self, job: EmbedJob, position: int, vector: Sequence[float]) -> None:
-        item = {
-            PK: job.pk,
-            SK: vector_sort_key(job.sk, position),
+    def _extra(self, job: EmbedJob, version: str | None, vector: Sequence[float]) -> dict[str, Any]:
+        return {
             VECTOR: to_attribute(vector),
             ITEM_SK: job.sk,
-            CONTENT_HASH: job.digest,
-            REVISION: job.revision,
+            VECTOR_VERSION: version,
+            WRITTEN_AT: int(clock.now()),
             **job.filters,
+            **({EXPIRES_AT: job.expires_at} if job.expires_at is not None else {}),
         }
-        try:
-            self._client.put_item(
-                TableName=self._table,
-                Item=dynamo.serialize(item),
-                ConditionExpression=(
-                    "attribute_not_exists(#sk) OR attribute_not_exists(#rev) OR #rev <= :rev"
-                ),
-                ExpressionAttributeNames={"#sk": SK, "#rev": REVISION},
-                ExpressionAttributeValues={":rev": {"N": str(job.revision)}},
-            )
-        except ClientError as error:
-            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise  # else a newer revision owns this row
 
-    def _update_item(self, job: EmbedJob, vectors: Sequence[Sequence[float]]) -> bool:
-        names = {"#v": VECTOR, "#n": VECTOR_COUNT, "#p": PENDING, "#h": CONTENT_HASH}
+    def _update_item(
+        self, job: EmbedJob, vectors: Sequence[Sequence[float]], version: str | None
+    ) -> tuple[str | None, int] | None:
+        """Point the item at the new vectors; the (version, count) of the extra rows it
+        pointed at before, or None when the condition failed."""
+        names = {
+            "#v": VECTOR,
+            "#n": VECTOR_COUNT,
+            "#p": PENDING,
+            "#h": CONTENT_HASH,
+            "#ver": VECTOR_VERSION,
+        }
         values: dict[str, Any] = {
             ":v": to_attribute(vectors[0]),
             ":n": len(vectors),
             ":h": job.digest,
         }
         sets = "#v = :v, #n = :n"
+        removes = "#p"
+        if version is None:
+            removes += ", #ver"
+        else:
+            sets += ", #ver = :ver"
+            values[":ver"] = version
         if job.updated_at is None:
             condition = "#h = :h"
         else:
@@ -241,40 +262,19 @@ class VectorWriter:
             names["#u"] = UPDATED_AT
             values[":u"] = job.updated_at
         try:
-            self._client.update_item(
+            response = self._client.update_item(
                 TableName=self._table,
                 Key=dynamo.serialize({PK: job.pk, SK: job.sk}),
-                UpdateExpression=f"SET {sets} REMOVE #p",
+                UpdateExpression=f"SET {sets} REMOVE {removes}",
                 ConditionExpression=condition,
                 ExpressionAttributeNames=names,
                 ExpressionAttributeValues=dynamo.serialize(values),
+                ReturnValues="UPDATED_OLD",
             )
         except ClientError as error:
             if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                return False
+                return None
             raise
-        return True
-
-    def _delete_extras(self, job: EmbedJob, positions: range, *, stale: bool) -> None:
-        """Delete extra rows at `positions`: the ones this job just wrote (`stale`: its
-        item changed meanwhile), or the surplus of an older, longer embedding. Rows of a
-        newer revision are kept."""
-        names = {"#rev": REVISION}
-        values: dict[str, Any] = {":rev": job.revision}
-        condition = "attribute_not_exists(#rev) OR #rev <= :rev"
-        if stale:
-            names["#h"] = CONTENT_HASH
-            values[":h"] = job.digest
-            condition = "#rev = :rev AND #h = :h"
-        for position in positions:
-            try:
-                self._client.delete_item(
-                    TableName=self._table,
-                    Key=dynamo.serialize({PK: job.pk, SK: vector_sort_key(job.sk, position)}),
-                    ConditionExpression=condition,
-                    ExpressionAttributeNames=names,
-                    ExpressionAttributeValues=dynamo.serialize(values),
-                )
-            except ClientError as error:
-                if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                    raise
+        old = dynamo.deserialize(response.get("Attributes", {}))
+        # UPDATED_OLD leaves out attributes the update did not change.
+        return old.get(VECTOR_VERSION), int(old.get(VECTOR_COUNT, len(vectors)))

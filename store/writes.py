@@ -23,11 +23,11 @@ from .embedding import (
     INDEX_PATHS,
     ITEM_SK,
     PENDING,
-    REVISION,
     VECTOR,
     VECTOR_COUNT,
     VECTOR_VERSION,
     WRITTEN_AT,
+    vector_row_keys,
     vector_sort_key,
 )
 from .errors import raise_if_collection_full
@@ -115,7 +115,7 @@ class Writer:
 
     def _put_pending(self, row: dict[str, Any]) -> None:
         """Stream mode: one UpdateItem, no embedding. New or changed content writes the row
-        with its pending marker, drops the stale vector and bumps the revision; the same
+        with its pending marker and drops the stale vector; the same
         content (an identical re-put, a change outside the embedded fields) only updates
         the value and keeps the vector, so it is never re-embedded. A lost race between
         the two (another writer in between) is retried."""
@@ -133,13 +133,7 @@ class Writer:
     def _changed_content(
         self, row: dict[str, Any], _: dict[str, Any], filters: tuple[str, ...]
     ) -> bool:
-        args = update_arguments(
-            row,
-            CHANGED_CONTENT_REMOVES + filters,
-            also_set=("#rev = if_not_exists(#rev, :zero) + :one",),
-        )
-        args["ExpressionAttributeNames"]["#rev"] = REVISION
-        args["ExpressionAttributeValues"].update({":zero": 0, ":one": 1})
+        args = update_arguments(row, CHANGED_CONTENT_REMOVES + filters)
         return self._conditional_update(
             args, row[CONTENT_HASH], "attribute_not_exists(#ch) OR #ch <> :ch"
         )
@@ -328,11 +322,6 @@ class Writer:
             dynamo.batch_write(self._client, self._table, requests)
         except Exception as error:
             logger.warning("Could not delete %d replaced vector rows: %r", len(requests), error)
-
-
-def vector_row_keys(pk: str, sk: str, version: str, count: int) -> list[dict[str, str]]:
-    """The keys of the extra vector rows of one version of an item."""
-    return [{"PK": pk, "SK": vector_sort_key(sk, version, n)} for n in range(1, count)]
 
 
 def key_namespace(row: dict[str, Any]) -> Namespace:
