@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install install-model test lint typecheck demo bench synth clean
+.PHONY: install install-model test test-hardening lint typecheck demo bench synth clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -27,6 +27,11 @@ typecheck: $(STAMP)
 
 test: lint typecheck
 	$(PY) -m pytest
+
+# The full workloads of issue 8 (faults, concurrency, 10,000-example properties); prints
+# their figures.
+test-hardening: $(STAMP)
+	$(PY) -m pytest -m hardening -s tests/fault tests/hardening
 
 demo: $(STAMP)
 	$(PY) -m langgraph.store.dynamodb.demo
