@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from langgraph.store.base import GetOp, PutOp, SearchOp
+from langgraph.store.base import GetOp, PutOp
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.testing import LexicalEmbeddings
 
@@ -26,7 +26,20 @@ FIELDS = ["text", "notes[*]"]
 TABLE = "memory"
 NAMESPACES = [("t1", "u1"), ("t1", "u2"), ("t1", "u2", "notes"), ("t2", "u1"), ("t3",)]
 KEYS = [f"k{i}" for i in range(6)]
-WORDS = "apple banana cherry delta echo foxtrot golf hotel india juliet kilo lima".split()
+WORDS = [
+    "apple",
+    "banana",
+    "cherry",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+    "kilo",
+    "lima",
+]
 DAY = 24 * 3600.0
 # Long enough never to expire in a run, short enough that a few fake days make reads
 # refresh it.
