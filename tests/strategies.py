@@ -5,8 +5,10 @@ separator, so a broken encoding passes. These strategies derive namespaces from 
 another instead (see `variants`): one a prefix of the other, one label extending another
 (`alice` vs `alicex`), two labels merged by a separator (`("a", "b")` vs `("a:b",)`) or
 one label split at one, one character swapped for a separator. Labels are rich in the
-separators other stores use (`: # / |`), LIKE/glob metacharacters (`% * _ ? [`), spaces,
-quotes and unicode (combining marks, zero-width space, astral plane).
+separators other stores use (`: # / |`), LIKE/glob metacharacters (`% * _ ? [`) and IAM
+pattern characters (`$ { }`), spaces, quotes, unicode (combining marks, zero-width space,
+astral plane), lookalikes (Cyrillic a, fullwidth colon, one dot leader), decomposed forms
+(`e` then a combining acute, next to the precomposed letter) and control characters.
 
 Every namespace drawn here is valid for LangGraph: non-empty labels without `.` or NUL,
 and a root label other than `langgraph`. `forbidden_labels` draws the invalid ones.
@@ -26,8 +28,13 @@ Namespace = tuple[str, ...]
 
 # Characters that act as separators or metacharacters somewhere. `.` is LangGraph's own
 # separator and is forbidden in labels, like NUL.
-SEPARATORS = list(":#/|%*_?[] \\'\"-")
+SEPARATORS = list(":#/|%*_?[] \\'\"-${}")
 UNICODE = ["é", "日", "\u0301", "\u200b", "\U0001f600", "ß", "Ω", "\u0131"]
+# Characters that look like (or normalise to) others: Cyrillic a, fullwidth colon, one dot
+# leader and fullwidth full stop (not `.`), `e` (before a combining acute it spells a
+# decomposed e-acute), Kelvin sign and `K`.
+LOOKALIKES = ["\u0430", "\uff1a", "\u2024", "\uff0e", "e", "\u212a", "K"]
+CONTROLS = ["\t", "\n", "\r", "\x01", "\x1f", "\x7f", "\u202e"]
 JOINERS = SEPARATORS + UNICODE[:4]
 FORBIDDEN = [".", "\x00"]
 
@@ -36,6 +43,7 @@ _char = st.one_of(
     st.sampled_from(list("ab")),
     st.sampled_from(SEPARATORS),
     st.sampled_from(UNICODE),
+    st.sampled_from(LOOKALIKES + CONTROLS),
     st.characters(blacklist_characters=".\x00", blacklist_categories=("Cs",)),
 )
 

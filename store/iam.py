@@ -1,0 +1,97 @@
+"""IAM for per-tenant access: `dynamodb:LeadingKeys` on a tenant's encoded namespaces.
+
+`tenant_policy(table_arn, ("memories", "acme"))` returns a policy document that lets a
+principal read and write items only in the partitions of namespaces at or below that
+prefix, encoded exactly as the store encodes them (`store.keys`). `*`, `?` and `$` in
+labels are written as IAM's `${*}`, `${?}` and `${$}`, so a label can never widen the
+pattern; `.` (the separator) cannot occur in a label, so `<prefix>.*` matches whole labels
+only: `("acme",)` never matches `("acmex",)`.
+
+What it cannot cover (DynamoDB offers no finer control):
+
+- `SearchVectors` ignores `dynamodb:LeadingKeys`; it is granted on the index ARN, and its
+  HASH condition scopes a search, it does not authorise one. A principal allowed to search
+  can search any namespace.
+- The namespace registry and the model pin live in shared partitions (`._namespaces`,
+  `._meta`); listing namespaces needs the registry, which holds every tenant's namespace
+  names (not their items), and writing needs to update it, so a tenant's principal can
+  also alter other tenants' registry rows (hiding a namespace from listing and prefix
+  search until its next write).
+
+So the policy is defence in depth for items; a multi-tenant application must still derive
+namespaces from the caller's verified identity, never from request input.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .keys import META_PK, REGISTRY_PK, SEPARATOR, Namespace, encode_namespace, validate_namespace
+
+ITEM_ACTIONS = (
+    "dynamodb:GetItem",
+    "dynamodb:BatchGetItem",
+    "dynamodb:Query",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:BatchWriteItem",
+    "dynamodb:ConditionCheckItem",
+)
+SHARED_ACTIONS = (
+    "dynamodb:GetItem",
+    "dynamodb:Query",
+    "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
+)
+
+
+def iam_literal(text: str) -> str:
+    """`text` as a literal inside an IAM `StringLike` pattern."""
+    return "".join("${" + c + "}" if c in "*?$" else c for c in text)
+
+
+def leading_keys(prefix: Namespace) -> list[str]:
+    """`StringLike` patterns matching the partition keys of `prefix` and every namespace
+    below it, and nothing else."""
+    validate_namespace(prefix)
+    encoded = iam_literal(encode_namespace(prefix))
+    return [encoded, encoded + SEPARATOR + "*"]
+
+
+def tenant_policy(
+    table_arn: str, prefix: Namespace, *, index_name: str | None = None
+) -> dict[str, Any]:
+    """An IAM policy document confining item access to namespaces at or below `prefix`
+    (see the module docstring for what it cannot confine). With `index_name`, also grants
+    `SearchVectors` on that vector index, which no condition can narrow."""
+    statements: list[dict[str, Any]] = [
+        {
+            "Sid": "TenantItems",
+            "Effect": "Allow",
+            "Action": list(ITEM_ACTIONS),
+            "Resource": [table_arn, f"{table_arn}/index/*"],
+            "Condition": {
+                "ForAllValues:StringLike": {"dynamodb:LeadingKeys": leading_keys(prefix)}
+            },
+        },
+        {
+            "Sid": "SharedRegistryAndModelPin",
+            "Effect": "Allow",
+            "Action": list(SHARED_ACTIONS),
+            "Resource": [table_arn],
+            "Condition": {
+                "ForAllValues:StringEquals": {"dynamodb:LeadingKeys": [REGISTRY_PK, META_PK]}
+            },
+        },
+    ]
+    if index_name is not None:
+        statements.append(
+            {
+                "Sid": "SearchVectorsNotTenantScoped",
+                "Effect": "Allow",
+                "Action": ["dynamodb:SearchVectors"],
+                "Resource": [f"{table_arn}/index/{index_name}"],
+            }
+        )
+    return {"Version": "2012-10-17", "Statement": statements}
