@@ -89,11 +89,14 @@ class FaultLayer:
         self._endpoint._do_get_response = self._original
 
     def _choose(self, operation: str, body: dict[str, Any]) -> str | None:
+        # `when` runs outside the lock: a selector may wait for other requests.
+        if self.when is not None and not self.when(operation, body):
+            with self._lock:
+                self.requests += 1
+            return None
         with self._lock:
             self.requests += 1
             if not self.enabled or self._random.random() >= self.rate:
-                return None
-            if self.when is not None and not self.when(operation, body):
                 return None
             kinds = [k for k in self.kinds if k != UNPROCESSED or _splittable(operation, body)]
             if not kinds:

@@ -81,13 +81,14 @@ def test_a_batch_whose_put_chunk_fails_still_forgets_the_namespaces_it_emptied(
 ) -> None:
     kv.put(("gone",), "only", {"v": 1})
     failing = DynamoDBStore(TABLE, region_name="us-east-1")
-    fail_requests(
-        failing.client,
-        "AccessDeniedException",
-        when=lambda op, body: (
-            op == "BatchWriteItem" and any("PutRequest" in r for r in body["RequestItems"][TABLE])
-        ),
-    )
+
+    def puts_fail_late(op: str, body: dict[str, Any]) -> bool:
+        if op == "BatchWriteItem" and any("PutRequest" in r for r in body["RequestItems"][TABLE]):
+            time.sleep(0.5)  # the concurrent delete chunk is applied first
+            return True
+        return False
+
+    fail_requests(failing.client, "AccessDeniedException", when=puts_fail_late)
     ops: list[PutOp] = [PutOp(("kept",), f"k{i}", {"v": i}) for i in range(25)]
     ops.append(PutOp(("gone",), "only", None))
     with pytest.raises(ClientError, match="AccessDenied"):
