@@ -20,6 +20,7 @@ put racing the removal is never left unregistered.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -42,6 +43,8 @@ from .keys import (
     registry_sort_key,
 )
 from .ttl import EXPIRES_AT
+
+logger = logging.getLogger(__name__)
 
 EMPTIED_AT = "emptied_at"
 HAS_TTL = "has_ttl"
@@ -179,17 +182,18 @@ class Registry:
         if self._has_item(ns, at=at):
             return True
         emptied = row.get(EMPTIED_AT)
-        if emptied is None:
-            # A `has_ttl` row: if the TTL sweep emptied the namespace, mark it now so it is
-            # removed once the grace period has passed.
-            self._mark_once(ns)
-            return False
-        if (
-            emptied is not None
-            and clock.now() - float(emptied) > GRACE_SECONDS
-            and (at is None or not self._has_item(ns, at=None))
-        ):
-            self._remove(row)
+        # Cleanup is best effort: a failure is logged, never fails the listing.
+        try:
+            if emptied is None:
+                # A `has_ttl` row: if the TTL sweep emptied the namespace, mark it now so
+                # it is removed once the grace period has passed.
+                self._mark_once(ns)
+            elif clock.now() - float(emptied) > GRACE_SECONDS and (
+                at is None or not self._has_item(ns, at=None)
+            ):
+                self._remove(row)
+        except Exception as error:
+            logger.warning("Could not clean up registry row %r: %r", row[SK], error)
         return False
 
     def _remove(self, row: dict[str, Any]) -> None:

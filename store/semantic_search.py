@@ -11,6 +11,7 @@ they belong to the item's current write (see `store.writes`).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,6 +32,8 @@ from .keys import ITEM_PREFIX, PK, SK, Namespace, encode_namespace
 from .registry import Registry
 from .rows import row_matches
 from .ttl import is_expired
+
+logger = logging.getLogger(__name__)
 
 TOP_K_CAP = 100
 
@@ -206,7 +209,11 @@ class SemanticSearch:
     def _remove_garbage(self, row: dict[str, Any]) -> None:
         """Delete an extra vector row of a write that was replaced, deleted, expired or
         never completed (its cleanup failed). Its key names that write, which no later
-        write reuses, so the delete can never hit a live vector."""
-        self._client.delete_item(
-            TableName=self._table, Key=dynamo.serialize({PK: row[PK], SK: row[SK]})
-        )
+        write reuses, so the delete can never hit a live vector. Best effort: a failure is
+        logged and never fails the search (the row is met and deleted again later)."""
+        try:
+            self._client.delete_item(
+                TableName=self._table, Key=dynamo.serialize({PK: row[PK], SK: row[SK]})
+            )
+        except Exception as error:
+            logger.warning("Could not delete vector row %s/%s: %r", row[PK], row[SK], error)

@@ -376,3 +376,22 @@ def test_a_failing_ttl_refresh_never_fails_a_read(
     assert results[0] is not None
     assert store.get(("a",), "other") is not None
     assert "refresh" in caplog.text
+
+
+def test_a_failing_cleanup_of_old_vector_rows_never_fails_a_search(store: DynamoDBStore) -> None:
+    store.put(NS, "multi", {"notes": ["blue fish", "green fish"]})
+    (row,) = [r for r in _written(store) if r["SK"].startswith("v#")]
+    store.client.delete_item(
+        TableName=TABLE, Key={"PK": {"S": ".".join(NS)}, "SK": {"S": "k#multi"}}
+    )
+    store.client.update_item(  # an orphan old enough to be collected
+        TableName=TABLE,
+        Key={"PK": {"S": row["PK"]}, "SK": {"S": row["SK"]}},
+        UpdateExpression="SET written_at = :old",
+        ExpressionAttributeValues={":old": {"N": str(int(time.time()) - 10_000)}},
+    )
+    answered = fail_requests(
+        store.client, "AccessDeniedException", when=lambda op, _: op == "DeleteItem"
+    )
+    assert store.search(NS, query="green fish") == []
+    assert answered == ["DeleteItem"]
