@@ -12,11 +12,13 @@ What it cannot cover (DynamoDB offers no finer control):
 - `SearchVectors` ignores `dynamodb:LeadingKeys`; it is granted on the index ARN, and its
   HASH condition scopes a search, it does not authorise one. A principal allowed to search
   can search any namespace.
-- The namespace registry and the model pin live in shared partitions (`._namespaces`,
-  `._meta`); listing namespaces needs the registry, which holds every tenant's namespace
-  names (not their items), and writing needs to update it, so a tenant's principal can
-  also alter other tenants' registry rows (hiding a namespace from listing and prefix
-  search until its next write).
+- The registry keeps a group's namespaces (their first two labels) in one partition, which
+  the policy grants: with a prefix deeper than two labels, the tenant also sees (and may
+  alter) the registry rows of its siblings in that group, e.g. other users of the same
+  tenant. The list of groups (`._groups`) and the model pin (`._meta`) are shared by all
+  tenants: a tenant can read every group name (the first two labels of every namespace,
+  not their items) and, as writing a new namespace updates that list, alter it (hiding a
+  group from listing and prefix search until its next write).
 
 So the policy is defence in depth for items; a multi-tenant application must still derive
 namespaces from the caller's verified identity, never from request input.
@@ -26,7 +28,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .keys import META_PK, REGISTRY_PK, SEPARATOR, Namespace, encode_namespace, validate_namespace
+from .keys import (
+    GROUP_LABELS,
+    GROUPS_PK,
+    META_PK,
+    REGISTRY_PREFIX,
+    SEPARATOR,
+    Namespace,
+    encode_namespace,
+    registry_partition,
+    validate_namespace,
+)
 
 ITEM_ACTIONS = (
     "dynamodb:GetItem",
@@ -59,6 +71,16 @@ def leading_keys(prefix: Namespace) -> list[str]:
     return [encoded, encoded + SEPARATOR + "*"]
 
 
+def registry_leading_keys(prefix: Namespace) -> list[str]:
+    """`StringLike` patterns matching the registry partitions that hold the rows of the
+    namespaces at or below `prefix` (the whole group when `prefix` is deeper than one)."""
+    validate_namespace(prefix)
+    if len(prefix) >= GROUP_LABELS:
+        return [iam_literal(registry_partition(prefix))]
+    encoded = iam_literal(REGISTRY_PREFIX + encode_namespace(prefix))
+    return [encoded, encoded + SEPARATOR + "*"]
+
+
 def tenant_policy(
     table_arn: str, prefix: Namespace, *, index_name: str | None = None
 ) -> dict[str, Any]:
@@ -72,16 +94,18 @@ def tenant_policy(
             "Action": list(ITEM_ACTIONS),
             "Resource": [table_arn, f"{table_arn}/index/*"],
             "Condition": {
-                "ForAllValues:StringLike": {"dynamodb:LeadingKeys": leading_keys(prefix)}
+                "ForAllValues:StringLike": {
+                    "dynamodb:LeadingKeys": leading_keys(prefix) + registry_leading_keys(prefix)
+                }
             },
         },
         {
-            "Sid": "SharedRegistryAndModelPin",
+            "Sid": "SharedGroupListAndModelPin",
             "Effect": "Allow",
             "Action": list(SHARED_ACTIONS),
             "Resource": [table_arn],
             "Condition": {
-                "ForAllValues:StringEquals": {"dynamodb:LeadingKeys": [REGISTRY_PK, META_PK]}
+                "ForAllValues:StringEquals": {"dynamodb:LeadingKeys": [GROUPS_PK, META_PK]}
             },
         },
     ]

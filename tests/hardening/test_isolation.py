@@ -18,11 +18,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.embedding import vector_sort_key
-from langgraph.store.dynamodb.iam import leading_keys, tenant_policy
+from langgraph.store.dynamodb.iam import leading_keys, registry_leading_keys, tenant_policy
 from langgraph.store.dynamodb.keys import (
+    GROUP_LABELS,
     MAX_ITEM_KEY_BYTES,
     decode_namespace,
     encode_namespace,
+    registry_partition,
     registry_sort_key,
 )
 from langgraph.store.dynamodb.rows import key_of
@@ -118,8 +120,14 @@ def test_leading_keys_admit_exactly_the_tenants_partitions(examples: int) -> Non
             return
         _count("IAM prefix/namespace pairs")
         patterns = leading_keys(prefix)
+        under = namespace[: len(prefix)] == prefix
         allowed = any(_iam_match(p, encode_namespace(namespace)) for p in patterns)
-        assert allowed == (namespace[: len(prefix)] == prefix), (prefix, namespace, patterns)
+        assert allowed == under, (prefix, namespace, patterns)
+        # The registry rows: the tenant's own always, other groups' never.
+        registry = registry_leading_keys(prefix)
+        group = len(prefix) >= GROUP_LABELS and namespace[:GROUP_LABELS] == prefix[:GROUP_LABELS]
+        allowed = any(_iam_match(p, registry_partition(namespace)) for p in registry)
+        assert allowed == (under or group), (prefix, namespace, registry)
 
     check()
 
@@ -129,10 +137,10 @@ def test_tenant_policy_shape() -> None:
     policy = tenant_policy(arn, ("memories", "ac*me"), index_name="memory-vectors")
     items, shared, search = policy["Statement"]
     condition = items["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
-    assert condition == ["memories.ac${*}me", "memories.ac${*}me.*"]
+    assert condition == ["memories.ac${*}me", "memories.ac${*}me.*", "._ns.memories.ac${*}me"]
     assert "dynamodb:Scan" not in items["Action"]
     assert shared["Condition"]["ForAllValues:StringEquals"]["dynamodb:LeadingKeys"] == [
-        "._namespaces",
+        "._groups",
         "._meta",
     ]
     assert search["Action"] == ["dynamodb:SearchVectors"] and "Condition" not in search
