@@ -273,7 +273,7 @@ def final_report(store: DynamoDBStore, model: Model) -> FinalReport:
             mismatches.append(f"table: {key} is {state}, expected {model.possible(key)}")
     vectors = check_vectors(store.client, TABLE, LexicalEmbeddings(dims=DIMS), FIELDS)
     live = sorted({key[0] for key in items})
-    registered = {tuple(r["SK"][:-1].split(".")) for r in rows if r["PK"] == "._namespaces"}
+    registered = {tuple(r["SK"][:-1].split(".")) for r in rows if r["PK"].startswith("._ns.")}
     registry = [f"unregistered namespace {ns}" for ns in live if ns not in registered]
     listed = store.list_namespaces(limit=1000)
     if listed != live:
