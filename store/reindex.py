@@ -24,8 +24,6 @@ from .embedding import (
     CONTENT_HASH,
     INDEX_PATHS,
     PENDING,
-    REVISION,
-    VECTOR_COUNT,
     content_hash,
     texts_to_embed,
 )
@@ -193,9 +191,8 @@ class _Run:
             sk=row[SK],
             texts=texts,
             digest=digest,
-            revision=int(row.get(REVISION, 0)),
-            old_count=int(row.get(VECTOR_COUNT, 0)),
             filters=filters,
+            expires_at=int(row[EXPIRES_AT]) if EXPIRES_AT in row else None,
             updated_at=row[UPDATED_AT],
         )
 
@@ -233,8 +230,6 @@ def _pages(
         INDEX_PATHS,
         CONTENT_HASH,
         PENDING,
-        VECTOR_COUNT,
-        REVISION,
         UPDATED_AT,
         EXPIRES_AT,
         *settings.filter_attributes,
