@@ -248,11 +248,10 @@ def _later(seconds: float, run: Callable[[], Any]) -> Any:
         clock.now = real  # type: ignore[method-assign]
 
 
-def operations(
-    store: BaseStore, new_process: Callable[[], BaseStore]
-) -> dict[str, Callable[[], Any]]:
+def operations(store: BaseStore, cold: BaseStore) -> dict[str, Callable[[], Any]]:
     """One call of each operation in the mixes, by the busiest tenant's busiest user;
-    `new_process` makes a store with a cold registration cache."""
+    `cold` is a running process (its model already checked) that has not yet seen that
+    user's namespace."""
     user = ("memories", TENANT, USER)
     tenant = ("memories", TENANT)
     return {
@@ -263,7 +262,7 @@ def operations(
         "search tenant (no query)": lambda: store.search(tenant, limit=10),
         "list_namespaces tenant": lambda: store.list_namespaces(prefix=tenant),
         "get (TTL refresh due)": lambda: _later(REFRESH_DUE, lambda: store.get(user, "m1")),
-        "put (namespace new to this process)": lambda: new_process().put(user, "m-new2", _text(0)),
+        "put (namespace new to this process)": lambda: cold.put(user, "m-new2", _text(0)),
         "put (namespace new to the table)": lambda: store.put(
             ("memories", TENANT, "USER-NEW"), "m", _text(0)
         ),
@@ -299,7 +298,9 @@ def record() -> Recording:
 
         fresh = new_process()
         fresh.put(("memories", TENANT, USER), "warm", _text(2))  # this process knows it
-        for name, run in operations(fresh, new_process).items():
+        cold = new_process()
+        cold.put(("memories", "TENANTx", "USERa"), "warm", _text(3))  # checks the model once
+        for name, run in operations(fresh, cold).items():
             recorder = _Recorder()
             with _recording(recorder):
                 run()
