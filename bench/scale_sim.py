@@ -36,6 +36,7 @@ from botocore.exceptions import ClientError
 from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.dynamodb import DynamoDBStore, clock
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, mock_aws
+from langgraph.store.dynamodb.values import attribute_size
 
 TENANTS = 100_000
 USERS_PER_TENANT = 10
@@ -96,24 +97,8 @@ def _generalize(key: str) -> str:
 
 
 def _size(item: dict[str, Any]) -> int:
-    """DynamoDB item size: attribute names plus values (strings by UTF-8, numbers about
-    one byte per two digits plus one, lists and maps 3 bytes plus their elements)."""
-
-    def value_size(value: dict[str, Any]) -> int:
-        ((kind, inner),) = value.items()
-        if kind == "S":
-            return len(inner.encode())
-        if kind == "N":
-            return len(inner.strip("-").replace(".", "")) // 2 + 2
-        if kind in ("BOOL", "NULL"):
-            return 1
-        if kind == "L":
-            return 3 + sum(value_size(v) + 1 for v in inner)
-        if kind == "M":
-            return 3 + sum(len(k.encode()) + value_size(v) + 1 for k, v in inner.items())
-        return len(str(inner))
-
-    return sum(len(name.encode()) + value_size(v) for name, v in item.items())
+    """DynamoDB's size of an item in wire form: the store's own rule."""
+    return sum(len(name.encode()) + attribute_size(value) for name, value in item.items())
 
 
 def _read_units(total_bytes: int, consistent: bool) -> float:
