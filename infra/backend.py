@@ -38,10 +38,12 @@ WRITE_ACTIONS = (
     "dynamodb:BatchWriteItem",
 )
 SEARCH_ACTIONS = ("dynamodb:SearchVectors",)
-# What the stream consumer does to the table: read items and the model pin, write vectors.
+# What the stream consumer does to the table: read items and the model pin, write vectors,
+# check whether a namespace the TTL sweep deleted from is empty and mark its registry row.
 CONSUMER_TABLE_ACTIONS = (
     "dynamodb:GetItem",
     "dynamodb:BatchGetItem",
+    "dynamodb:Query",
     "dynamodb:PutItem",
     "dynamodb:UpdateItem",
     "dynamodb:DeleteItem",
@@ -216,7 +218,7 @@ class MemoryBackend(Construct):
         function = lambda_.Function(
             self,
             "Embedder",
-            description="Embeds memories written with embed_on='stream'",
+            description="Embeds memories written with embed_on='stream'; forgets swept namespaces",
             runtime=RUNTIME,
             architecture=lambda_.Architecture.ARM_64,
             handler=HANDLER,

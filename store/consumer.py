@@ -1,14 +1,20 @@
-"""The stream consumer: embeds items written with `embed_on="stream"` in the background.
+"""The stream consumer: embeds items written with `embed_on="stream"` in the background,
+and forgets the namespaces DynamoDB's TTL sweep empties.
 
 A Lambda on the table's stream (see `lambdas/embedder`) calls `StreamConsumer.handle`.
-Its event source mapping uses `FILTER_PATTERN`, so only writes that left a pending
-marker invoke it: the consumer's own writes, TTL refreshes, deletes and TTL sweeps never
-match. Per batch it keeps the newest record of each item, reads the items' current state
+Its event source mapping uses `FILTER_PATTERNS`: writes that left a pending marker
+(`FILTER_PATTERN`), and the TTL sweep's deletions of item rows (`SWEEP_PATTERN`); the
+consumer's own writes, TTL refreshes and the store's own deletes never match.
+
+Per batch it keeps the newest pending record of each item, reads the items' current state
 once (skipping records a newer put or a delete made stale, and items already embedded),
 embeds the rest in model-sized batches with bounded concurrency, and writes each vector
-conditional on the content hash it embedded (see `vector_writes`). It answers with
-partial batch failures through Powertools' `BatchProcessor`: a record that fails fails
-alone, and Lambda retries it and finally sends it to the failure destination.
+conditional on the content hash it embedded (see `vector_writes`). For each namespace the
+sweep deleted an item from, it marks the registry row `emptied_at` if the namespace holds
+no item any more (one Limit-1 Query; see `Registry.forget_if_empty`), as the store does
+after a delete. It answers with partial batch failures through Powertools'
+`BatchProcessor`: a record that fails fails alone, and Lambda retries it and finally sends
+it to the failure destination.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from .embedding import (
     texts_to_embed,
 )
 from .index_config import DEFAULT_INDEX_NAME, FILTER_PREFIX
-from .keys import ITEM_PREFIX, PK, SK
+from .keys import ITEM_PREFIX, PK, SK, Namespace, decode_namespace
 from .model_pin import (
     BEDROCK,
     ModelIdentity,
@@ -51,8 +57,9 @@ from .model_pin import (
     mismatch,
     read_pin,
 )
+from .registry import Registry
 from .rows import VALUE
-from .ttl import EXPIRES_AT
+from .ttl import EXPIRES_AT, SWEEPER
 from .values import decode_value
 from .vector_writes import DEFAULT_CONCURRENCY, BatchEmbedder, EmbedJob, VectorWriter
 
@@ -70,9 +77,19 @@ FILTER_PATTERN: dict[str, Any] = {
 }
 
 
+# The TTL sweep's deletions of item rows (DynamoDB marks them with its own `userIdentity`),
+# whose namespaces may now be empty. A user's delete never matches: the store marks those.
+SWEEP_PATTERN: dict[str, Any] = {
+    "eventName": ["REMOVE"],
+    "userIdentity": {key: [value] for key, value in SWEEPER.items()},
+    "dynamodb": {"Keys": {SK: {"S": [{"prefix": ITEM_PREFIX}]}}},
+}
+FILTER_PATTERNS = (FILTER_PATTERN, SWEEP_PATTERN)
+
+
 def filter_criteria() -> dict[str, Any]:
-    """`FILTER_PATTERN` as an event source mapping's `FilterCriteria`."""
-    return {"Filters": [{"Pattern": json.dumps(FILTER_PATTERN)}]}
+    """`FILTER_PATTERNS` as an event source mapping's `FilterCriteria` (either matches)."""
+    return {"Filters": [{"Pattern": json.dumps(pattern)} for pattern in FILTER_PATTERNS]}
 
 
 class Outcome(StrEnum):
@@ -82,6 +99,7 @@ class Outcome(StrEnum):
     UNCHANGED = "unchanged"  # already embedded with this content (a duplicate or replay)
     STALE = "stale"  # a newer put or a delete came after this record
     SUPERSEDED = "superseded"  # a newer record of the same item is in the batch
+    SWEPT = "swept"  # a TTL deletion: its namespace's registry row is marked if it emptied
     IGNORED = "ignored"  # not a write that needs embedding
 
 
@@ -154,6 +172,7 @@ class StreamConsumer:
         self._model: ModelIdentity | None = None
         self._fields: tuple[str, ...] = ("$",)
         self._writer = VectorWriter(self._client, table_name)
+        self._registry = Registry(self._client, table_name, consistent=True)
 
     def ready(self) -> tuple[Embeddings, ModelIdentity]:
         """The embedder and model this consumer uses, checked against the table's pin
@@ -224,8 +243,13 @@ class StreamConsumer:
         """Each record's outcome, by sequence number."""
         outcomes: dict[str, Outcome | Exception] = {}
         newest: dict[tuple[str, str], _Pending] = {}
+        swept: dict[str, Namespace] = {}
         for record in records:
             sequence = str(record["dynamodb"]["SequenceNumber"])
+            namespace = _swept_namespace(record)
+            if namespace is not None:
+                swept[sequence] = namespace
+                continue
             try:
                 pending = self._parse(sequence, record)
             except Exception as error:
@@ -242,6 +266,7 @@ class StreamConsumer:
             if older is not None:
                 outcomes[older.sequence] = Outcome.SUPERSEDED
             newest[key] = pending
+        outcomes.update(self._forget(swept))
         jobs = self._jobs(list(newest.values()), outcomes)
         vectors = embedder.embed([job for _, job in jobs])
 
@@ -260,6 +285,21 @@ class StreamConsumer:
         with ThreadPoolExecutor(max_workers=max(1, min(self.concurrency, len(pairs)))) as pool:
             list(pool.map(write, pairs))
         return outcomes
+
+    def _forget(self, swept: dict[str, Namespace]) -> dict[str, Outcome | Exception]:
+        """Mark the registry rows of the namespaces the TTL sweep emptied; a namespace whose
+        check fails fails its records alone (Lambda retries them)."""
+
+        def forget(namespace: Namespace) -> Outcome | Exception:
+            try:
+                self._registry.forget_if_empty([namespace])
+            except Exception as error:
+                return error
+            return Outcome.SWEPT
+
+        namespaces = sorted(set(swept.values()))
+        verdicts = dict(zip(namespaces, dynamo.parallel_map(forget, namespaces), strict=True))
+        return {sequence: verdicts[namespace] for sequence, namespace in swept.items()}
 
     def _parse(self, sequence: str, record: Mapping[str, Any]) -> _Pending | None:
         if record.get("eventName") not in ("INSERT", "MODIFY"):
@@ -329,11 +369,13 @@ class StreamConsumer:
     def _report(self, outcomes: dict[str, Outcome | Exception], embedder: BatchEmbedder) -> None:
         failed = [error for error in outcomes.values() if isinstance(error, Exception)]
         embedded = sum(1 for outcome in outcomes.values() if outcome is Outcome.EMBEDDED)
+        swept = sum(1 for outcome in outcomes.values() if outcome is Outcome.SWEPT)
         skipped = sum(1 for outcome in outcomes.values() if outcome in SKIPPED)
         latencies = embedder.stats.latencies
         metrics.add_metric(name="BatchSize", unit=MetricUnit.Count, value=len(outcomes))
         metrics.add_metric(name="RecordsEmbedded", unit=MetricUnit.Count, value=embedded)
         metrics.add_metric(name="RecordsSkipped", unit=MetricUnit.Count, value=skipped)
+        metrics.add_metric(name="RecordsSwept", unit=MetricUnit.Count, value=swept)
         metrics.add_metric(name="RecordsFailed", unit=MetricUnit.Count, value=len(failed))
         metrics.add_metric(name="EmbeddingCalls", unit=MetricUnit.Count, value=embedder.stats.calls)
         if latencies:
@@ -349,10 +391,24 @@ class StreamConsumer:
                 "records": len(outcomes),
                 "embedded": embedded,
                 "skipped": skipped,
+                "swept": swept,
                 "failed": len(failed),
                 "embedding_calls": embedder.stats.calls,
             },
         )
+
+
+def _swept_namespace(record: Mapping[str, Any]) -> Namespace | None:
+    """The namespace of an item row the TTL sweep deleted; None for any other record."""
+    identity = record.get("userIdentity") or {}
+    if record.get("eventName") != "REMOVE" or any(
+        identity.get(key) != value for key, value in SWEEPER.items()
+    ):
+        return None
+    keys = dynamo.deserialize(record["dynamodb"]["Keys"])
+    if not str(keys[SK]).startswith(ITEM_PREFIX):
+        return None
+    return decode_namespace(str(keys[PK]))
 
 
 def consumer_env(

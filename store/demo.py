@@ -72,7 +72,7 @@ def run(choice: str = "auto") -> None:
     # The consumer's Lambda logs and metrics (Powertools) would flood the screen here.
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
-    from .consumer import FILTER_PATTERN, StreamConsumer
+    from .consumer import FILTER_PATTERNS, StreamConsumer
     from .testing import local_endpoint, run_consumer
 
     started = time.monotonic()
@@ -104,7 +104,7 @@ def run(choice: str = "auto") -> None:
         consumer = StreamConsumer(
             TABLE, embeddings=embeddings, endpoint_url=url, region_name=REGION
         )
-        with run_consumer(TABLE, consumer.handle, filter_patterns=[FILTER_PATTERN]) as embedder:
+        with run_consumer(TABLE, consumer.handle, filter_patterns=FILTER_PATTERNS) as embedder:
             agent = build_agent(model, store, InMemorySaver())
             scenario(agent, store, embedder)
     console.print(f"\n[dim]Done in {time.monotonic() - started:.1f} s.[/]")

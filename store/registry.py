@@ -11,8 +11,9 @@ listed); a prefix shorter than a group reads the groups under it, then each grou
 The registry is a superset of the non-empty namespaces. A put writes the row the first
 time a process sees a namespace (then caches it for `CACHE_SECONDS`); a delete that
 empties a namespace marks its row `emptied_at` (so does a failed write, for every
-namespace it touched, and a listing that finds a `has_ttl` namespace emptied by the TTL
-sweep); namespaces whose items carry a TTL are marked `has_ttl`. Marked rows are verified
+namespace it touched; the stream consumer, for a namespace the TTL sweep emptied; and a
+listing that finds a `has_ttl` namespace emptied by the sweep before the consumer saw
+it); namespaces whose items carry a TTL are marked `has_ttl`. Marked rows are verified
 against their partition when listed, so answers are exact. A marked row is physically
 removed only after `GRACE_SECONDS`, longer than any process caches a registration, so a
 put racing the removal is never left unregistered.

@@ -18,7 +18,7 @@ from moto.core.models import MockAWS
 from moto.dynamodb.models import dynamodb_backends
 from moto.dynamodb.models.dynamo_type import DynamoType
 
-from ..consumer import FILTER_PATTERN, StreamConsumer
+from ..consumer import FILTER_PATTERNS, StreamConsumer
 from ..keys import META_PK
 from ..model_pin import BEDROCK, PIN_PREFIX, ModelIdentity
 from . import _vector as v
@@ -98,7 +98,7 @@ class AutoEmbedder:
                 drain_stream(
                     table,
                     consumer.handle,
-                    filter_patterns=[FILTER_PATTERN],
+                    filter_patterns=FILTER_PATTERNS,
                     region=region,
                     consumer_id=f"{CONSUMER_ID}:{index_name}",
                 )

@@ -8,11 +8,12 @@ from typing import Any
 
 from moto.dynamodb.models import dynamodb_backends
 
+from ..ttl import SWEEPER
 from . import _vector as v
 
 __all__ = ["TTL_USER_IDENTITY", "expire_ttl_items"]
 
-TTL_USER_IDENTITY = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+TTL_USER_IDENTITY = SWEEPER
 _FIVE_YEARS = 5 * 365 * 24 * 3600
 
 

@@ -13,8 +13,9 @@ import pytest
 from botocore.exceptions import ClientError
 from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
 from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.consumer import StreamConsumer, filter_criteria
 from langgraph.store.dynamodb.keys import MAX_SORT_KEY_BYTES
-from langgraph.store.dynamodb.testing import LexicalEmbeddings, expire_ttl_items
+from langgraph.store.dynamodb.testing import LexicalEmbeddings, drain_stream, expire_ttl_items
 from langgraph.store.dynamodb.values import MAX_DEPTH, MAX_ITEM_BYTES
 
 from tests.fault.layer import fail_requests
@@ -223,6 +224,58 @@ def test_namespaces_emptied_by_the_ttl_sweep_do_not_count_against_max_fanout(
     registry = [r for r in _written(store) if r["PK"].startswith("._ns.")]
     swept = [r for r in registry if "swept" in r["SK"]]
     assert len(swept) == 30 and all("emptied_at" in r for r in swept)
+
+
+def test_the_stream_consumer_forgets_namespaces_emptied_by_the_ttl_sweep(
+    store: DynamoDBStore,
+) -> None:
+    swept, kept = NS, (*NS[:2], "u2")
+    store.put(swept, "a", {"text": "short lived"}, ttl=1)
+    store.put(swept, "b", {"notes": ["short", "lived"]}, ttl=1)
+    store.put(kept, "a", {"text": "short lived"}, ttl=1)
+    store.put(kept, "stays", {"text": "long lived"})
+    store.put(NS, "gone", {"text": "deleted by a user"})
+    store.delete(NS, "gone")  # a user's REMOVE: the store marks it itself, no invocation
+    expire_ttl_items(TABLE, now=time.time() + 120)
+
+    def registry() -> dict[str, dict[str, Any]]:
+        return {r["SK"]: r for r in _written(store) if r["PK"].startswith("._ns.")}
+
+    assert not any("emptied_at" in row for row in registry().values())
+    consumer = StreamConsumer(TABLE, client=store.client, embeddings=LexicalEmbeddings(DIMS))
+    delivered: list[dict[str, Any]] = []
+
+    def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        delivered.extend(event["Records"])
+        return consumer.handle(event, context)
+
+    report = drain_stream(TABLE, handler, filter_patterns=filter_criteria())
+    assert report.ok and report.errors == []
+    # Only the sweep's deletions of item rows reach the consumer (three of them).
+    keys = sorted(
+        (r["dynamodb"]["Keys"]["PK"]["S"], r["dynamodb"]["Keys"]["SK"]["S"]) for r in delivered
+    )
+    assert keys == sorted(
+        [(".".join(swept), "k#a"), (".".join(swept), "k#b"), (".".join(kept), "k#a")]
+    )
+    rows = registry()
+    assert "emptied_at" in rows[".".join(swept) + "."]
+    assert "emptied_at" not in rows[".".join(kept) + "."]
+    assert store.list_namespaces() == [kept]
+
+
+def test_a_failed_check_of_a_swept_namespace_fails_its_record_for_lambda_to_retry(
+    store: DynamoDBStore,
+) -> None:
+    store.put(NS, "a", {"text": "short lived"}, ttl=1)
+    expire_ttl_items(TABLE, now=time.time() + 120)
+    failing = make_store()
+    fail_requests(failing.client, "AccessDeniedException", when=lambda op, body: op == "Query")
+    consumer = StreamConsumer(TABLE, client=failing.client, embeddings=LexicalEmbeddings(DIMS))
+    report = drain_stream(TABLE, consumer.handle, filter_patterns=filter_criteria(), max_retries=1)
+    assert [r["dynamodb"]["Keys"]["SK"]["S"] for r in report.failed] == ["k#a"]
+    registry = [r for r in _written(store) if r["PK"].startswith("._ns.")]
+    assert len(registry) == 1 and "emptied_at" not in registry[0]
 
 
 def test_extra_vector_rows_expire_with_their_item(store: DynamoDBStore) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.consumer import FILTER_PATTERN, StreamConsumer
+from langgraph.store.dynamodb.consumer import FILTER_PATTERNS, StreamConsumer
 from langgraph.store.dynamodb.testing import DrainReport, LexicalEmbeddings, drain_stream, mock_aws
 
 DIMS = 64
@@ -48,7 +48,7 @@ class StreamSetup:
 
     def drain(self, **kwargs: Any) -> DrainReport:
         """Deliver the stream through the consumer as Lambda would (with the filter)."""
-        kwargs.setdefault("filter_patterns", [FILTER_PATTERN])
+        kwargs.setdefault("filter_patterns", FILTER_PATTERNS)
         return drain_stream(TABLE, self.consumer.handle, **kwargs)
 
 

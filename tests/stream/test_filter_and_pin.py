@@ -11,7 +11,12 @@ from typing import Any
 import pytest
 from langchain_aws import BedrockEmbeddings
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.consumer import FILTER_PATTERN, StreamConsumer, filter_criteria
+from langgraph.store.dynamodb.consumer import (
+    FILTER_PATTERN,
+    SWEEP_PATTERN,
+    StreamConsumer,
+    filter_criteria,
+)
 from langgraph.store.dynamodb.model_pin import ModelMismatchError
 from langgraph.store.dynamodb.rows import key_of
 from langgraph.store.dynamodb.testing import (
@@ -55,40 +60,49 @@ def test_filter_pattern_pass_drop_table() -> None:
 
         setup_records = records_of(lambda: None)  # the pin row, written by setup()
         assert setup_records and not any(matches_filter(r, [FILTER_PATTERN]) for r in setup_records)
-        cases: list[tuple[str, Callable[[], Any], int]] = [
-            # (what happened, the write, how many of the records it produced pass)
-            ("new item + its namespace", lambda: store.put(NS, "a", {"text": "x"}, ttl=1), 1),
-            ("changed text", lambda: store.put(NS, "a", {"text": "y"}, ttl=1), 1),
-            ("consumer's own write", lambda: drain_stream(TABLE, consumer.handle), 0),
-            ("identical re-put", lambda: store.put(NS, "a", {"text": "y"}, ttl=1), 0),
+        cases: list[tuple[str, Callable[[], Any], int, int]] = [
+            # (what happened, the write, how many of the records it produced pass the
+            # embedding pattern, and the sweep pattern)
+            ("new item + its namespace", lambda: store.put(NS, "a", {"text": "x"}, ttl=1), 1, 0),
+            ("changed text", lambda: store.put(NS, "a", {"text": "y"}, ttl=1), 1, 0),
+            ("consumer's own write", lambda: drain_stream(TABLE, consumer.handle), 0, 0),
+            ("identical re-put", lambda: store.put(NS, "a", {"text": "y"}, ttl=1), 0, 0),
             (
                 "change outside the fields",
                 lambda: store.put(NS, "a", {"text": "y", "n": 1}, ttl=1),
+                0,
                 0,
             ),
             (
                 "filter field change",
                 lambda: store.put(NS, "a", {"text": "y", "kind": "k"}, ttl=1),
                 0,
+                0,
             ),
-            ("expiry moved (test setup)", age, 0),
-            ("TTL refresh on read", lambda: store.get(NS, "a"), 0),
-            ("write-mode put", lambda: write_mode.put(NS, "w", {"text": "z"}), 0),
-            ("delete", lambda: store.delete(NS, "w"), 0),
-            ("TTL sweep", lambda: expire_ttl_items(TABLE, now=time.time() + 3600), 0),
+            ("expiry moved (test setup)", age, 0, 0),
+            ("TTL refresh on read", lambda: store.get(NS, "a"), 0, 0),
+            ("write-mode put", lambda: write_mode.put(NS, "w", {"text": "z"}), 0, 0),
+            ("delete", lambda: store.delete(NS, "w"), 0, 0),
+            # Of the sweep's deletions, only the item row's passes the sweep pattern.
+            ("TTL sweep", lambda: expire_ttl_items(TABLE, now=time.time() + 3600), 0, 1),
         ]
-        for what, action, expected in cases:
+        for what, action, embeds, sweeps in cases:
             records = records_of(action)
             assert records, what
-            passed = [r for r in records if matches_filter(r, [FILTER_PATTERN])]
-            assert len(passed) == expected, what
-            assert all(r["dynamodb"]["Keys"] == key for r in passed), what
-        # The event source mapping's FilterCriteria is this same pattern.
+            for pattern, expected in [(FILTER_PATTERN, embeds), (SWEEP_PATTERN, sweeps)]:
+                passed = [r for r in records if matches_filter(r, [pattern])]
+                assert len(passed) == expected, what
+                assert all(r["dynamodb"]["Keys"] == key for r in passed), what
+            assert (
+                len([r for r in records if matches_filter(r, filter_criteria())]) == embeds + sweeps
+            )
+        # The event source mapping's FilterCriteria are these same patterns.
         assert matches_filter(
             {"eventName": "INSERT", "dynamodb": {"NewImage": {"embed_pending": {"S": "h"}}}},
             filter_criteria(),
         )
-        assert json.loads(filter_criteria()["Filters"][0]["Pattern"]) == FILTER_PATTERN
+        patterns = [json.loads(f["Pattern"]) for f in filter_criteria()["Filters"]]
+        assert patterns == [FILTER_PATTERN, SWEEP_PATTERN]
 
 
 def test_setup_with_another_model_is_refused() -> None:
