@@ -115,11 +115,6 @@ async def _mixed_workload(store: DynamoDBStore, seed: int) -> dict[tuple[str, ..
     return {ns: items for ns, items in shadow.items() if items}
 
 
-@pytest.mark.xfail(
-    reason="open bug found by this test after rebasing on main 5ccc89e: under concurrent "
-    "puts a search can meet a row without its value (KeyError 'value' in to_search_item)",
-    strict=False,
-)
 def test_500_concurrent_mixed_ops_end_in_the_shadow_models_state() -> None:
     others = set(store_threads())
     with mock_aws():
