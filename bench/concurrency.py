@@ -1,14 +1,17 @@
-"""Concurrent async callers: wall time, median and p99 latency per call, with network
-latency injected on every DynamoDB call, against the local endpoint in another process.
+"""Concurrent async callers: wall time, median and p99 latency per call, and the client's
+CPU per call, with a fixed service latency and the emulator's CPU off the clock.
 
 Each of 1, 10, 100 and 500 concurrent callers makes one call: `aget` (an existing key),
-`asearch` (one namespace, limit 10), `aput` (a new key) or a mixed `abatch` (a put, a get
-and a search). `--latency` milliseconds are slept in the calling thread before every
-HTTP request (as a round trip to DynamoDB would hold it); the endpoint's own CPU runs in
-its own process. Stores: ours; ours before the store-owned pool (`--baseline`, imported
-from `git archive`: asyncio's default pool, botocore's 10 connections); both peers.
+`asearch` (one namespace, limit 10), `aput` (a new key), a mixed `abatch` (a put, a get
+and a search), or a sync `get` from a thread of its own. Each round is first recorded
+against the local endpoint (in another process), then replayed by `bench.replay`, which
+answers every recorded request after `--latency` milliseconds, all in flight at once, as
+DynamoDB would: what is measured is the store's own work and how it overlaps round
+trips. Stores: ours; ours before the
+store-owned pool (`--baseline`, imported from `git archive`: asyncio's default pool,
+botocore's 10 connections); both peers.
 
-    python -m bench.concurrency [--latency 5 20] [--callers 1 10 100 500]
+    python -m bench.concurrency [--latency 5 20] [--callers 1 10 100 500] [--calls aget ...]
 """
 
 from __future__ import annotations
@@ -21,13 +24,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
-import botocore.endpoint
 from langgraph.store.base import BaseStore, GetOp, PutOp, SearchOp
 
 from bench.recency import baseline_factory
+from bench.replay import ReplayEndpoint, replay_endpoint
 
 BASELINE = "355b776"  # main just before the store-owned pool
 NS = ("bench", "tenant", "user")
@@ -41,6 +45,7 @@ with local_endpoint() as url:
 """
 
 Call = Callable[[BaseStore, int], Awaitable[Any]]
+CALLER_THREADS = ThreadPoolExecutor(max_workers=500, thread_name_prefix="caller")
 
 
 @contextmanager
@@ -54,22 +59,6 @@ def endpoint_elsewhere() -> Iterator[str]:
     finally:
         server.stdin.close()
         server.wait(30)
-
-
-@contextmanager
-def latency(seconds: float) -> Iterator[None]:
-    """Sleep `seconds` before every HTTP request any botocore client sends."""
-    original = botocore.endpoint.Endpoint._send
-
-    def slow(self: Any, request: Any) -> Any:
-        time.sleep(seconds)
-        return original(self, request)
-
-    botocore.endpoint.Endpoint._send = slow  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        botocore.endpoint.Endpoint._send = original  # type: ignore[method-assign]
 
 
 def ours() -> BaseStore:
@@ -105,6 +94,10 @@ CALLS: dict[str, Call] = {
             SearchOp(NS, limit=10),
         ]
     ),
+    # Sync callers, one thread each (as a threaded server would call the store).
+    "get from threads": lambda store, i: asyncio.get_running_loop().run_in_executor(
+        CALLER_THREADS, store.get, NS, f"k{i % KEYS}"
+    ),
 }
 
 
@@ -130,6 +123,7 @@ def main() -> None:
     parser.add_argument("--callers", type=int, nargs="+", default=[1, 10, 100, 500])
     parser.add_argument("--baseline", default=BASELINE)
     parser.add_argument("--stores", nargs="+", default=None)
+    parser.add_argument("--calls", nargs="+", default=list(CALLS))
     args = parser.parse_args()
     factories: dict[str, Callable[[], BaseStore]] = {
         "ours": ours,
@@ -138,11 +132,14 @@ def main() -> None:
         "langgraph-store-dynamodb": store_dynamodb,
     }
     names = args.stores or list(factories)
-    print("| latency | store | call | callers | wall ms | median ms | p99 ms |")
-    print("|---|---|---|---|---|---|---|")
-    with endpoint_elsewhere() as url:
+    print(
+        "| store | call | callers | latency ms | wall ms | median ms | p99 ms "
+        "| client CPU ms per call | replayed |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    with endpoint_elsewhere() as upstream, replay_endpoint(upstream) as endpoint:
         os.environ.update(
-            AWS_ENDPOINT_URL=url,
+            AWS_ENDPOINT_URL=endpoint.url,
             AWS_ACCESS_KEY_ID="testing",
             AWS_SECRET_ACCESS_KEY="testing",
             AWS_DEFAULT_REGION="us-east-1",
@@ -150,26 +147,36 @@ def main() -> None:
         stores = {name: factories[name]() for name in names}
         for store in stores.values():
             store.batch([PutOp(NS, f"k{i}", {"i": i, "text": "x" * 200}) for i in range(KEYS)])
-        for ms in args.latency:
-            with latency(ms / 1000):
-                for name, store in stores.items():
-                    for call_name, call in CALLS.items():
-                        asyncio.run(run(store, call, 1))  # warm: threads, connections
-                        for callers in args.callers:
-                            try:
-                                wall, each = asyncio.run(run(store, call, callers))
-                            except Exception as error:  # a peer's limit, reported as such
-                                print(
-                                    f"| {ms:g} | {name} | {call_name} | {callers} | "
-                                    f"error: {type(error).__name__} | | |"
-                                )
-                                continue
-                            print(
-                                f"| {ms:g} | {name} | {call_name} | {callers} | "
-                                f"{wall * 1e3:.0f} | {statistics.median(each) * 1e3:.0f} | "
-                                f"{p99(each) * 1e3:.0f} |",
-                                flush=True,
-                            )
+        for name, store in stores.items():
+            for call_name in args.calls:
+                for callers in args.callers:
+                    for row in measure(endpoint, store, CALLS[call_name], callers, args.latency):
+                        print(f"| {name} | {call_name} | {callers} | {row}", flush=True)
+
+
+def measure(
+    endpoint: ReplayEndpoint, store: BaseStore, call: Call, callers: int, latencies: list[float]
+) -> Iterator[str]:
+    """Record one round of `callers` concurrent calls (which also warms threads and
+    connections), then replay it once per latency: one table row each."""
+    endpoint.switch("record")
+    try:
+        asyncio.run(run(store, call, callers))
+    except Exception as error:  # a peer's limit, reported as such
+        endpoint.switch("forward")
+        yield f"{latencies[0]:g} | error: {type(error).__name__} | | | | |"
+        return
+    for ms in latencies:
+        endpoint.switch("replay", ms / 1000)
+        cpu = time.process_time()
+        wall, each = asyncio.run(run(store, call, callers))
+        cpu = time.process_time() - cpu
+        counts = endpoint.switch("forward")
+        replayed = counts["hits"] / max(1, counts["hits"] + counts["misses"])
+        yield (
+            f"{ms:g} | {wall * 1e3:.0f} | {statistics.median(each) * 1e3:.0f} | "
+            f"{p99(each) * 1e3:.0f} | {cpu / callers * 1e3:.2f} | {replayed:.0%} |"
+        )
 
 
 if __name__ == "__main__":
