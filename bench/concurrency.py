@@ -20,15 +20,13 @@ import argparse
 import asyncio
 import os
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from typing import Any
 
 from langgraph.store.base import BaseStore, GetOp, PutOp, SearchOp
+from langgraph.store.dynamodb.testing import local_endpoint_process
 
 from bench.recency import baseline_factory
 from bench.replay import ReplayEndpoint, replay_endpoint
@@ -36,29 +34,8 @@ from bench.replay import ReplayEndpoint, replay_endpoint
 BASELINE = "355b776"  # main just before the store-owned pool
 NS = ("bench", "tenant", "user")
 KEYS = 200
-SERVE = """
-import sys
-from langgraph.store.dynamodb.testing import local_endpoint
-with local_endpoint() as url:
-    print(url, flush=True)
-    sys.stdin.read()
-"""
-
 Call = Callable[[BaseStore, int], Awaitable[Any]]
 CALLER_THREADS = ThreadPoolExecutor(max_workers=500, thread_name_prefix="caller")
-
-
-@contextmanager
-def endpoint_elsewhere() -> Iterator[str]:
-    server = subprocess.Popen(
-        [sys.executable, "-c", SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    assert server.stdout is not None and server.stdin is not None
-    try:
-        yield server.stdout.readline().strip()
-    finally:
-        server.stdin.close()
-        server.wait(30)
 
 
 def ours() -> BaseStore:
@@ -137,7 +114,7 @@ def main() -> None:
         "| client CPU ms per call | replayed |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
-    with endpoint_elsewhere() as upstream, replay_endpoint(upstream) as endpoint:
+    with local_endpoint_process() as upstream, replay_endpoint(upstream) as endpoint:
         os.environ.update(
             AWS_ENDPOINT_URL=endpoint.url,
             AWS_ACCESS_KEY_ID="testing",

@@ -2,7 +2,7 @@
 
 ``from langgraph.store.dynamodb.testing import mock_aws`` in place of
 ``from moto import mock_aws`` is all a test changes. See :func:`mock_aws`,
-:func:`local_endpoint`, :class:`EmulatorSettings`.
+:func:`local_endpoint`, :func:`local_endpoint_process`, :class:`EmulatorSettings`.
 """
 
 from ._moto_compat import IncompatibleMotoError, incompatible
@@ -10,7 +10,7 @@ from ._moto_compat import IncompatibleMotoError, incompatible
 try:
     from ._settings import EmulatorSettings, current_settings
     from .embedder import LexicalEmbedder, LexicalEmbeddings
-    from .mock import EmulatedMockAWS, local_endpoint, mock_aws
+    from .mock import EmulatedMockAWS, local_endpoint, local_endpoint_process, mock_aws
     from .streams import (
         BackgroundConsumer,
         DrainReport,
@@ -40,6 +40,7 @@ __all__ = [
     "drain_stream",
     "expire_ttl_items",
     "local_endpoint",
+    "local_endpoint_process",
     "matches_filter",
     "mock_aws",
     "run_consumer",

@@ -1,4 +1,5 @@
-"""``mock_aws`` (drop-in for ``moto.mock_aws``) and ``local_endpoint`` (HTTP server mode)."""
+"""``mock_aws`` (drop-in for ``moto.mock_aws``) and ``local_endpoint`` (HTTP server mode, in
+this process or, with ``local_endpoint_process``, in a child)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from ._settings import EmulatorSettings, pop_settings, push_settings
 
 T = TypeVar("T")
 
-__all__ = ["EmulatedMockAWS", "local_endpoint", "mock_aws"]
+__all__ = ["EmulatedMockAWS", "local_endpoint", "local_endpoint_process", "mock_aws"]
 
 
 class EmulatedMockAWS(MockAWS):
@@ -206,3 +207,40 @@ def patched_env(values: dict[str, str]) -> Iterator[None]:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = old
+
+
+_SERVE = """
+import sys
+from langgraph.store.dynamodb.testing import local_endpoint
+with local_endpoint() as url:
+    print(url, flush=True)
+    sys.stdin.read()
+"""
+
+
+@contextlib.contextmanager
+def local_endpoint_process(*, timeout: float = 30.0) -> Iterator[str]:
+    """:func:`local_endpoint` (default knobs) in a child process; yields its URL.
+
+    The emulator's CPU then runs beside your process instead of inside it, as DynamoDB's
+    does: what load tests and benchmarks of your own code need. Give the clients any
+    credentials and region. The child stops when the block exits (within ``timeout``).
+    """
+    import subprocess
+    import sys
+
+    server = subprocess.Popen(
+        [sys.executable, "-c", _SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert server.stdout is not None and server.stdin is not None
+    try:
+        url = server.stdout.readline().strip()
+        if not url:
+            raise RuntimeError(
+                f"The local endpoint process exited with code {server.wait(timeout)} before "
+                "printing its URL; run `python -m langgraph.store.dynamodb serve` to see why."
+            )
+        yield url
+    finally:
+        server.stdin.close()
+        server.wait(timeout)

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 import pytest
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.testing import local_endpoint_process
 
-from bench.concurrency import endpoint_elsewhere
 from bench.replay import ReplayEndpoint, replay_endpoint, request_key
 
 NS = ("replay", "tenant")
@@ -22,7 +22,7 @@ NS = ("replay", "tenant")
 
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[ReplayEndpoint]:
-    with endpoint_elsewhere() as upstream, replay_endpoint(upstream) as replay:
+    with local_endpoint_process() as upstream, replay_endpoint(upstream) as replay:
         yield replay
 
 

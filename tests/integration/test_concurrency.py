@@ -7,8 +7,6 @@ import asyncio
 import gc
 import random
 import statistics
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -18,7 +16,12 @@ import pytest
 from botocore.config import Config
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.testing import LexicalEmbeddings, local_endpoint, mock_aws
+from langgraph.store.dynamodb.testing import (
+    LexicalEmbeddings,
+    local_endpoint,
+    local_endpoint_process,
+    mock_aws,
+)
 
 DIMS = 16
 POOL_PREFIX = "dynamodb-store-"
@@ -207,27 +210,11 @@ def test_put_cancelled_before_it_runs_writes_nothing(vector_store: DynamoDBStore
     assert table_keys(vector_store) == before
 
 
-SERVE = """
-import sys, time
-from langgraph.store.dynamodb.testing import local_endpoint
-with local_endpoint() as url:
-    print(url, flush=True)
-    sys.stdin.read()
-"""
-
-
 @pytest.fixture
 def endpoint_elsewhere() -> Iterator[str]:
     """The local endpoint in another process, as DynamoDB is: its CPU is not ours."""
-    server = subprocess.Popen(
-        [sys.executable, "-c", SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    assert server.stdout is not None and server.stdin is not None
-    try:
-        yield server.stdout.readline().strip()
-    finally:
-        server.stdin.close()
-        server.wait(30)
+    with local_endpoint_process() as url:
+        yield url
 
 
 def test_event_loop_keeps_ticking_while_100_reads_run(endpoint_elsewhere: str) -> None:
