@@ -24,7 +24,6 @@ at most that overlap; on this workload it is well below a millisecond per operat
 
 from __future__ import annotations
 
-import copy
 import inspect
 import json
 import threading
@@ -35,13 +34,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from botocore.client import BaseClient
-from botocore.utils import merge_dicts
 from langgraph.store.dynamodb.testing import LexicalEmbedder
 from moto.core.botocore_stubber import BotocoreStubber
 from moto.dynamodb.models import DynamoDBBackend
-from moto.dynamodb.models.dynamo_type import DynamoType, Item, serializer
+from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
-from moto.dynamodb.models.utilities import find_nested_key
 
 from . import capacity
 
@@ -168,7 +165,6 @@ class Meter:
         self._patch(Table, "query", lambda query: _sized_scan(query, "projection_expressions"))
         self._patch(Table, "scan", lambda scan: _sized_scan(scan, "projection_expression"))
         self._patch(DynamoDBBackend, "put_item", _sized_put)
-        self._patch(Item, "project", _project_once)
         self._patch(DynamoDBBackend, "update_item", _sized_write)
         self._patch(DynamoDBBackend, "delete_item", _sized_write)
         return self
@@ -318,9 +314,6 @@ def _sized_scan(original: Callable[..., Any], projection: str) -> Callable[..., 
     def read(table: Table, *args: Any, **kwargs: Any) -> Any:
         if not _access.active:
             return original(table, *args, **kwargs)
-        if original.__name__ == "scan":
-            with _fast_scan(table):
-                return _read(table, *args, **kwargs)
         return _read(table, *args, **kwargs)
 
     def _read(table: Table, *args: Any, **kwargs: Any) -> Any:
@@ -338,53 +331,6 @@ def _sized_scan(original: Callable[..., Any], projection: str) -> Callable[..., 
         return items, scanned, last_key
 
     return read
-
-
-_sorted: dict[int, tuple[list[int], list[Item]]] = {}
-
-
-@contextmanager
-def _fast_scan(table: Table) -> Iterator[None]:
-    """Make moto's Scan cheaper without changing its answer (only the emulator's speed
-    changes, which results subtract). moto sorts the whole table by comparing
-    `DynamoType`s on every page of a Scan, and deep-copies every item it returns; a
-    paginated Scan of 20,000 items took minutes. While a Scan runs, `all_items()` reuses
-    its last sorted list when no item was added, replaced or removed since (same order:
-    `cast_value`s compared, as `DynamoType` does), and an item's copy gets its own
-    attribute map but shares the attribute values, which the Scan only reads."""
-
-    def all_items() -> list[Item]:
-        rows = [
-            item
-            for partition in table.items.values()
-            for item in (partition.values() if table.range_key_attr else [partition])
-        ]
-        ids = [id(item) for item in rows]
-        cached = _sorted.get(id(table))
-        if cached is None or cached[0] != ids:
-            ordered = sorted(rows, key=_sort_key)
-            cached = _sorted[id(table)] = (ids, ordered)
-        return list(cached[1])
-
-    def copy_item(item: Item, memo: Any) -> Item:
-        twin = copy.copy(item)
-        twin.attrs = dict(item.attrs)
-        return twin
-
-    deep_copy = Item.__deepcopy__
-    table.all_items = all_items  # type: ignore[method-assign]
-    Item.__deepcopy__ = copy_item  # type: ignore[method-assign,assignment]
-    try:
-        yield
-    finally:
-        Item.__deepcopy__ = deep_copy  # type: ignore[method-assign]
-        del table.all_items
-
-
-def _sort_key(item: Item) -> Any:
-    if item.range_key is None:
-        return item.hash_key.cast_value
-    return (item.hash_key.cast_value, item.range_key.cast_value)
 
 
 def _sized_put(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -413,17 +359,3 @@ def _sized_write(original: Callable[..., Any]) -> Callable[..., Any]:
             _access.writes.append((before, _stored(backend, table_name, key)))
 
     return write
-
-
-def _project_once(original: Callable[..., Any]) -> Callable[..., Any]:
-    """moto's `Item.project` converts the whole item (vector included) once per projected
-    path; convert it once. Only the emulator's speed changes, which results subtract."""
-
-    def project(item: Item, expressions: list[list[str]]) -> Item:
-        whole = item.to_regular_json()
-        result: dict[str, Any] = {}
-        for expression in expressions:
-            merge_dicts(result, find_nested_key(expression, whole))
-        return Item(item.hash_key, item.range_key, serializer.serialize(result)["M"])
-
-    return project

@@ -6,7 +6,9 @@ apply to every table, to behave as DynamoDB does: each request is atomic and iso
 lock around moto's DynamoDB and Streams request handling: moto's UpdateItem inserts a
 keys-only row before applying the update), a rejected UpdateItem leaves the item as it
 was, and the item size limit is DynamoDB's 409,600 bytes counted with DynamoDB's rules
-(`store.values`).
+(`store.values`). Others change only how much work moto does, never its answers: a Query
+reads only its partition (`_partition_query`), and Scans, copies and projections skip
+moto's per-item overheads (`_read_speed`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from moto.core.serialize import BaseJSONSerializer
 from moto.dynamodb import urls as dynamodb_urls
 from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models import DynamoDBBackend
-from moto.dynamodb.models.dynamo_type import LimitedSizeDict
+from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
 from moto.dynamodb.models.table import LocalSecondaryIndex, Table
 from moto.dynamodb.responses import DynamoHandler, DynamoResult
 from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
@@ -36,6 +38,7 @@ from ._bedrock import install as install_bedrock
 from ._errors import ValidationError, limit_exceeded_one_online_index
 from ._moto_compat import check_targets
 from ._partition_query import partition_query, scoped_all_items
+from ._read_speed import cached_sort, list_size, project_named, shallow_copy, sharing_values
 from ._search import search_vectors
 from ._wire_items import wire_attribute_values
 
@@ -347,6 +350,14 @@ def _delete_table(original: Callable[..., Any]) -> Any:
     return delete_table
 
 
+def _query(original: Callable[..., Any]) -> Any:
+    return sharing_values(partition_query(original))
+
+
+def _all_items(original: Callable[..., Any]) -> Any:
+    return scoped_all_items(cached_sort(original))
+
+
 # Every moto attribute the emulation replaces or extends, with the leading parameters its
 # wrapper relies on, and the wrapper; checked at import (see `_moto_compat`).
 PATCHES: tuple[tuple[Any, str, tuple[str, ...], Callable[[Any], Any]], ...] = (
@@ -363,8 +374,12 @@ PATCHES: tuple[tuple[Any, str, tuple[str, ...], Callable[[Any], Any]], ...] = (
     (Table, "delete_item", ("self", "hash_key", "range_key"), _table_delete_item),
     (DynamoDBBackend, "update_item", ("self", "table_name", "key"), _backend_update_item),
     (DynamoDBBackend, "delete_table", ("self", "name"), _delete_table),
-    (Table, "query", ("self", "hash_key"), partition_query),
-    (Table, "all_items", ("self",), scoped_all_items),
+    (Table, "query", ("self", "hash_key"), _query),
+    (Table, "scan", ("self", "filters"), sharing_values),
+    (Table, "all_items", ("self",), _all_items),
+    (Item, "__deepcopy__", ("self", "memo"), shallow_copy),
+    (Item, "project", ("self", "projection_expressions"), project_named),
+    (DynamoType, "size", ("self",), list_size),
     (
         BaseJSONSerializer,
         "_serialize_type_structure",

@@ -87,6 +87,18 @@ def index_spec(
     return spec
 
 
+def local_index(name: str, range_attr: str, projection: dict[str, Any]) -> dict[str, Any]:
+    """A local secondary index on PK and `range_attr`."""
+    return {
+        "IndexName": name,
+        "KeySchema": [
+            {"AttributeName": "PK", "KeyType": "HASH"},
+            {"AttributeName": range_attr, "KeyType": "RANGE"},
+        ],
+        "Projection": projection,
+    }
+
+
 def create_table(
     ddb: Any,
     *,

@@ -10,6 +10,8 @@ import pytest
 from langgraph.store.dynamodb.testing import mock_aws
 from langgraph.store.dynamodb.testing._partition_query import _scope
 
+from .conftest import local_index
+
 S = {"AttributeType": "S"}
 
 
@@ -24,16 +26,7 @@ def client() -> Iterator[Any]:
                 {"AttributeName": "PK", "KeyType": "HASH"},
                 {"AttributeName": "SK", "KeyType": "RANGE"},
             ],
-            LocalSecondaryIndexes=[
-                {
-                    "IndexName": "by-when",
-                    "KeySchema": [
-                        {"AttributeName": "PK", "KeyType": "HASH"},
-                        {"AttributeName": "when", "KeyType": "RANGE"},
-                    ],
-                    "Projection": {"ProjectionType": "ALL"},
-                }
-            ],
+            LocalSecondaryIndexes=[local_index("by-when", "when", {"ProjectionType": "ALL"})],
             GlobalSecondaryIndexes=[
                 {
                     "IndexName": "by-owner",
