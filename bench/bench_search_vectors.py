@@ -28,6 +28,8 @@ from langgraph.store.dynamodb.testing.mock import fake_credentials_env, patched_
 from moto.dynamodb.models import dynamodb_backends
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 
+from bench.tables import create_table
+
 TABLE = "bench"
 INDEX = "vec"
 REGION = "us-east-1"
@@ -35,17 +37,9 @@ ACCOUNT = "123456789012"
 
 
 def create(ddb: Any, dims: int) -> None:
-    ddb.create_table(
-        TableName=TABLE,
-        BillingMode="PAY_PER_REQUEST",
-        AttributeDefinitions=[
-            {"AttributeName": "PK", "AttributeType": "S"},
-            {"AttributeName": "SK", "AttributeType": "S"},
-        ],
-        KeySchema=[
-            {"AttributeName": "PK", "KeyType": "HASH"},
-            {"AttributeName": "SK", "KeyType": "RANGE"},
-        ],
+    create_table(
+        ddb,
+        TABLE,
         VectorIndexes=[
             {
                 "IndexName": INDEX,

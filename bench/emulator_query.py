@@ -14,6 +14,8 @@ from typing import Any
 import boto3
 from langgraph.store.dynamodb.testing import mock_aws
 
+from bench.tables import create_table
+
 PARTITION = 20
 TABLE_SIZES = (100, 1_000, 20_000)
 REPEATS = 50
@@ -36,18 +38,7 @@ def query_ms(total: int) -> float:
     """Median milliseconds of one Query of a 20-item partition in a `total`-item table."""
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")
-        client.create_table(
-            TableName="t",
-            AttributeDefinitions=[
-                {"AttributeName": "PK", "AttributeType": "S"},
-                {"AttributeName": "SK", "AttributeType": "S"},
-            ],
-            KeySchema=[
-                {"AttributeName": "PK", "KeyType": "HASH"},
-                {"AttributeName": "SK", "KeyType": "RANGE"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        create_table(client, "t")
         _fill(client, "t", total)
         gc.collect()
         gc.freeze()  # the table is long-lived: keep the collector from rescanning it
