@@ -36,13 +36,9 @@ test-hardening: $(STAMP)
 demo: $(STAMP)
 	$(PY) -m langgraph.store.dynamodb.demo
 
+# Every benchmark, each timed (bench/all.py); writes bench/results/ (under 10 minutes).
 bench: $(STAMP)
-	$(PY) -m bench
-	$(PY) -m bench.recency | tee bench/results/recency.txt
-	$(PY) -m bench.bench_stream | tee bench/results/stream.txt
-	$(PY) -m bench.emulator_query | tee bench/results/emulator.txt
-	$(PY) -m bench.bench_search_vectors | tee -a bench/results/emulator.txt
-	$(PY) -m bench.concurrency | tee bench/results/concurrency.txt
+	$(PY) -m bench.all
 
 # The CDK app as `cdk synth` runs it (cdk.json), offline: template and asset in cdk.out/.
 synth: $(STAMP)

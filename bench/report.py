@@ -41,6 +41,14 @@ def _cell(result: Result, text: str) -> str:
     return text if result.status == "ok" else result.status
 
 
+def _runs(result: Result, plan: Plan) -> str:
+    return (
+        f" ({result.runs} run{'s' if result.runs > 1 else ''})"
+        if result.runs < plan.repeats
+        else ""
+    )
+
+
 def _ratio(peer: Result, ours: Result, attribute: str) -> str:
     if peer.status != "ok" or ours.status != "ok":
         return "-"
@@ -94,7 +102,10 @@ def markdown(bench: Bench, plan: Plan, plots: list[str]) -> str:
         "injected at botocore's `_make_api_call`; the emulator's own time is subtracted (see "
         "`bench/instrument.py` for why that is sound with concurrent requests). Median and "
         f"p95 over {plan.repeats} runs ({plan.heavy_repeats} for 100-op batches and the stream "
-        "consumer) after one warm-up run. Counts are per operation. "
+        f"consumer, {plan.curve_repeats} on the curves) after one warm-up run, or fewer (at "
+        f"least one) once an operation's runs took {plan.budget_s:g} s of wall time: a "
+        "peer's full-table Scan takes seconds of emulator time per run; such cells say how "
+        "many runs. Counts are per operation and do not vary between runs. "
         "WRONG: the answer differs from LangGraph's `InMemoryStore` on the same data; "
         "such a store gets no number.",
         "",
@@ -115,7 +126,9 @@ def markdown(bench: Bench, plan: Plan, plots: list[str]) -> str:
     ]
     for op, row in bench.results.items():
         cells = [
-            _cell(row[n], f"{row[n].latency_ms:.1f} / {row[n].p95_ms:.1f}") if n in row else "-"
+            _cell(row[n], f"{row[n].latency_ms:.1f} / {row[n].p95_ms:.1f}{_runs(row[n], plan)}")
+            if n in row
+            else "-"
             for n in names
         ]
         ratios = [_ratio(row[p], row[OURS], "latency_ms") if p in row else "-" for p in peers]

@@ -40,6 +40,7 @@ class Result:
     latency over the runs, or why there is no number."""
 
     status: str = "ok"  # "ok", "WRONG", or why the store cannot do it
+    runs: int = 0  # measured runs behind the latency figures
     latency_ms: float = 0.0
     p95_ms: float = 0.0
     cost_per_1k: float = 0.0
@@ -50,6 +51,7 @@ class Result:
         latencies = sorted(s.latency_ms for s in samples)
         usage = samples[0].usage
         return cls(
+            runs=len(latencies),
             latency_ms=statistics.median(latencies),
             p95_ms=latencies[min(len(latencies) - 1, round(0.95 * (len(latencies) - 1)))],
             cost_per_1k=prices.cost_per_thousand(usage, MODEL),
@@ -68,6 +70,9 @@ class Plan:
     repeats: int = 5
     heavy_repeats: int = 3
     curve_repeats: int = 3
+    # stop repeating an operation once its measured runs took this long (a peer's
+    # full-table Scan takes seconds of emulator time per run; its counts do not vary)
+    budget_s: float = 1.5
     latency: Latency = field(default_factory=Latency)
 
 
@@ -164,22 +169,35 @@ class Bench:
     # measuring
 
     def measure(self, run: Callable[[int], Any], repeats: int) -> list[Sample]:
+        """A warm-up run, then `repeats` measured runs, or fewer (at least one) once the
+        measured runs took `plan.budget_s` of wall time."""
         run(-1)  # warm-up: caches a long-lived process would have
+        samples: list[Sample] = []
+        started = time.perf_counter()
         with self.meter.delays(self.plan.latency):
-            return [self.meter.measure(lambda r=r: run(r)) for r in range(repeats)]  # type: ignore[misc]
+            for r in range(repeats):
+                samples.append(self.meter.measure(lambda r=r: run(r)))  # type: ignore[misc]
+                if time.perf_counter() - started > self.plan.budget_s:
+                    break
+        return samples
 
     def workloads(self) -> None:
         plan = self.plan
         fan = max(plan.namespaces_per_prefix)
         for workload in w.workloads(plan.users, plan.items, fan, plan.batch, plan.heavy_repeats):
             row = self.results.setdefault(workload.name, {})
+            began = time.perf_counter()
             expected = workload.reference(self.reference) if workload.reference else None
             for name, store in self.targets[workload.on].items():
                 if isinstance(store, str):
                     row[name] = Result(status=store)
                     continue
                 row[name] = self._one(workload, store, expected)
-            print(f"  {workload.name}: " + ", ".join(f"{n} {_brief(r)}" for n, r in row.items()))
+            print(
+                f"  {workload.name}: "
+                + ", ".join(f"{n} {_brief(r)}" for n, r in row.items())
+                + f" ({time.perf_counter() - began:.1f} s)"
+            )
 
     def _one(self, workload: w.Workload, store: BaseStore, expected: Any) -> Result:
         try:
@@ -230,7 +248,7 @@ class Bench:
             for name, store in self.targets[target].items():
                 if isinstance(store, str):
                     continue
-                started = time.perf_counter()
+                began = time.perf_counter()
                 try:
                     samples = self.measure(
                         lambda r, call=call, store=store: call(store),  # type: ignore[misc]
@@ -242,7 +260,7 @@ class Bench:
                 self.curves.setdefault(curve, {}).setdefault(op, {}).setdefault(name, []).append(
                     (size, result)
                 )
-                print(f"    {op} {name}: {_brief(result)} ({time.perf_counter() - started:.1f} s)")
+                print(f"    {op} {name}: {_brief(result)} ({time.perf_counter() - began:.1f} s)")
 
 
 class _Cached(Embeddings):
@@ -353,6 +371,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--heavy-repeats", type=int, default=3)
     parser.add_argument("--curve-repeats", type=int, default=3)
+    parser.add_argument("--budget", type=float, default=1.5, help="seconds of runs per operation")
     parser.add_argument("--dynamodb-ms", type=float, default=5.0)
     parser.add_argument("--embedding-ms", type=float, default=60.0)
     args = parser.parse_args(argv)
@@ -366,6 +385,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         repeats=args.repeats,
         heavy_repeats=args.heavy_repeats,
         curve_repeats=args.curve_repeats,
+        budget_s=args.budget,
         latency=Latency(args.dynamodb_ms, args.embedding_ms),
     )
     run(plan, args.out)
