@@ -20,8 +20,16 @@ RESULTS = Path(__file__).parent / "results"
 STEPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
     ("workloads and scale curves vs the peers", ("bench",), None),
     ("scale model (100,000 tenants)", ("bench.scale_sim",), None),
-    ("searches without a query: order and cost", ("bench.recency",), "recency.txt"),
-    ("background embedding and the stream consumer", ("bench.bench_stream",), "stream.txt"),
+    (
+        "searches without a query: order and cost",
+        ("bench.recency", "--items", "10"),
+        "recency.txt",
+    ),
+    (
+        "background embedding and the stream consumer",
+        ("bench.bench_stream", "--puts", "20", "--reindex", "200"),
+        "stream.txt",
+    ),
     ("emulator: Query of one partition", ("bench.emulator_query",), "emulator-query.txt"),
     ("emulator: SearchVectors", ("bench.bench_search_vectors",), "emulator-search.txt"),
     # issue 14's benchmark, on a reduced grid: one latency, up to 100 concurrent callers
