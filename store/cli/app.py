@@ -50,6 +50,15 @@ def _print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
 
 
+def _done(target: Target, data: Any, message: str) -> None:
+    """Report a finished command: `data` as JSON with --json, else a check mark and
+    `message`."""
+    if target.json:
+        _print_json(data)
+    else:
+        console.print(f"[green]✓[/] {message}")
+
+
 def _value_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
@@ -122,11 +131,12 @@ def setup(
         _setup_with_progress(store.setup, store.client, target.table)
     elapsed = time.monotonic() - started
     indexes = [i["name"] for i in table_status(store, exact=False)["vector_indexes"]]
-    if target.json:
-        _print_json({"table": target.table, "vector_indexes": indexes, "seconds": elapsed})
-    else:
-        what = f" with vector index {', '.join(indexes)}" if indexes else " (key-value only)"
-        console.print(f"[green]✓[/] Table {target.table}{what} is ready ({elapsed:.1f} s).")
+    what = f" with vector index {', '.join(indexes)}" if indexes else " (key-value only)"
+    _done(
+        target,
+        {"table": target.table, "vector_indexes": indexes, "seconds": elapsed},
+        f"Table {target.table}{what} is ready ({elapsed:.1f} s).",
+    )
 
 
 def _setup_with_progress(run: Any, client: Any, table_name: str) -> None:
@@ -343,10 +353,7 @@ def put(
     store = target.store()
     ns = parse_namespace(namespace)
     store.put(ns, key, data, index=False if no_index else None, ttl=ttl)
-    if target.json:
-        _print_json({"namespace": list(ns), "key": key, "written": True})
-    else:
-        console.print(f"[green]✓[/] put {namespace} {key}")
+    _done(target, {"namespace": list(ns), "key": key, "written": True}, f"put {namespace} {key}")
 
 
 @app.command()
@@ -363,10 +370,9 @@ def rm(
     if store.get(ns, key, refresh_ttl=False) is None:
         raise CliError(f"No item {key!r} in namespace {namespace!r}.", NOT_FOUND)
     store.delete(ns, key)
-    if target.json:
-        _print_json({"namespace": list(ns), "key": key, "deleted": True})
-    else:
-        console.print(f"[green]✓[/] deleted {namespace} {key}")
+    _done(
+        target, {"namespace": list(ns), "key": key, "deleted": True}, f"deleted {namespace} {key}"
+    )
 
 
 @app.command()
@@ -459,7 +465,4 @@ def import_items(
     else:
         with source.open() as lines:
             count = transfer.import_lines(store, lines)
-    if target.json:
-        _print_json({"imported": count})
-    else:
-        console.print(f"[green]✓[/] imported {count} memories into {target.table}")
+    _done(target, {"imported": count}, f"imported {count} memories into {target.table}")
