@@ -53,7 +53,9 @@ def run(workers: int, operations: int, seed: int) -> None:
         print(
             f"\nconcurrency: {workers} processes, {writes} writes, {len(items)} items left, "
             f"{len(wrong)} keys not last-writer-wins, {len(vectors.missing)} missing and "
-            f"{len(vectors.stale)} stale vectors, {len(vectors.orphans)} orphan vector rows"
+            f"{len(vectors.stale)} stale vectors, {len(vectors.orphans)} orphan vector rows; "
+            f"registry lists {len(listed)} namespaces, {len(live)} hold items, "
+            f"exact: {listed == live}"
         )
         assert wrong == {}
         assert listed == live
