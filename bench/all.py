@@ -1,20 +1,23 @@
 """`make bench`: every benchmark, one after another, each timed; writes `bench/results/`.
 
 Each step runs in its own process (a fresh emulation); its output goes to the console and,
-for the steps that do not write their own files, to a text file in `results/`. The wall
-time of each step goes to `results/timings.md`.
+for the steps that do not write their own files, to a text file in `results/`. The stream
+consumer's Lambda logs and metrics (Powertools, on stdout) are turned down to warnings.
+The wall time of each step goes to `results/timings.md`.
 
     python -m bench.all
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results"
+QUIET = {"POWERTOOLS_LOG_LEVEL": "WARNING", "POWERTOOLS_METRICS_DISABLED": "true"}
 
 # (what it measures, module and arguments, the file its output goes to or None)
 STEPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
@@ -46,7 +49,10 @@ def run_step(module: tuple[str, ...], out: Path | None) -> float:
     """Run `python -m module...`, echoing its output (and saving it to `out`); seconds."""
     started = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-u", "-m", *module], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-u", "-m", *module],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **QUIET},
     )
     assert process.stdout is not None
     lines = []
