@@ -116,23 +116,19 @@ class _Recorder:
 
     def __init__(self) -> None:
         self.requests: list[Request] = []
-        self.paused = False
 
     def __call__(self, client: Any, original: Any, api: str, params: dict[str, Any]) -> Any:
         try:
             response = original(client, api, params)
         except ClientError:
             # A rejected conditional write still consumes a write unit.
-            if api in ("PutItem", "UpdateItem", "DeleteItem") and not self.paused:
+            if api in ("PutItem", "UpdateItem", "DeleteItem"):
                 key = params.get("Key") or params["Item"]
                 self.requests.append(Request(api, _generalize(key["PK"]["S"]), wcu=1.0))
             raise
-        if not self.paused and client.meta.service_model.service_name == "dynamodb":
-            self.paused = True
-            try:
-                self.requests.extend(self._describe(client, original, api, params, response))
-            finally:
-                self.paused = False
+        if client.meta.service_model.service_name == "dynamodb":
+            # the replays in `_describe` call botocore's own method: they are not recorded
+            self.requests.extend(list(self._describe(client, original, api, params, response)))
         return response
 
     def _describe(
