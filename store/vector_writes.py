@@ -39,7 +39,8 @@ from .embedding import (
     to_attribute,
     vector_row_keys,
 )
-from .keys import PK, SK
+from .errors import raise_if_collection_full
+from .keys import PK, SK, decode_namespace
 from .model_pin import BEDROCK, ModelIdentity
 from .rows import UPDATED_AT
 from .ttl import EXPIRES_AT
@@ -195,7 +196,15 @@ class VectorWriter:
     def write(self, job: EmbedJob, vectors: Sequence[Sequence[float]]) -> bool:
         """Write the extra rows, then the item's vector 0 (clearing its pending marker) and
         delete the extra rows it replaced; False when the item changed or vanished since
-        (the rows just written are deleted again)."""
+        (the rows just written are deleted again). A namespace the vectors would grow past
+        DynamoDB's item-collection limit raises `NamespaceFullError`."""
+        try:
+            return self._write(job, vectors)
+        except ClientError as error:
+            raise_if_collection_full(error, [decode_namespace(job.pk)])
+            raise
+
+    def _write(self, job: EmbedJob, vectors: Sequence[Sequence[float]]) -> bool:
         version = new_vector_version() if len(vectors) > 1 else None
         mine = vector_row_keys(job.pk, job.sk, version, len(vectors)) if version else []
         dynamo.batch_write(

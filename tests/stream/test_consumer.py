@@ -6,11 +6,12 @@ import random
 from typing import Any
 
 import pytest
-from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb import DynamoDBStore, NamespaceFullError
 from langgraph.store.dynamodb.consumer import FILTER_PATTERN, StreamConsumer
 from langgraph.store.dynamodb.embedding import PENDING, VECTOR
 from langgraph.store.dynamodb.rows import key_of
 from langgraph.store.dynamodb.testing import LambdaContext, drain_stream, mock_aws
+from langgraph.store.dynamodb.vector_writes import BatchEmbedder
 
 from tests.stream.conftest import (
     DIMS,
@@ -301,3 +302,28 @@ def test_bedrock_batch_api_where_the_model_has_one(model: str, dims: int, calls:
         assert drain_stream(TABLE, consumer.handle, filter_patterns=[FILTER_PATTERN]).ok
         assert len(invoked) == calls
         assert [r.key for r in store.search(NS, query="memory number 3", limit=1)] == ["k3"]
+
+
+def test_a_namespace_the_vectors_fill_fails_its_record_with_namespace_full() -> None:
+    """The consumer's vector rows can be what pushes a namespace past DynamoDB's 10 GB
+    item-collection limit: the record fails (Lambda retries, then the DLQ) with the same
+    `NamespaceFullError` a put raises, naming the namespace, not a raw ClientError."""
+    with mock_aws(item_collection_size_limit=3_000):
+        embeddings = CountingEmbeddings()
+        store = make_stream_store(embeddings)
+        consumer = StreamConsumer(TABLE, client=store.client, embeddings=embeddings)
+        notes = [f"note number {i}" for i in range(6)]
+        store.put(NS, "m", {"text": "main", "notes": notes}, index=["text", "notes[*]"])
+        records: list[dict[str, Any]] = []
+        drain_stream(
+            TABLE,
+            lambda e, _: records.extend(e["Records"]),
+            filter_patterns=[FILTER_PATTERN],
+            consumer_id="peek",
+        )
+        _, model = consumer.ready()
+        outcomes = consumer.process(records, BatchEmbedder(embeddings, model))
+        [outcome] = outcomes.values()
+        assert isinstance(outcome, NamespaceFullError), outcome
+        assert str(NS) in str(outcome)
+        assert PENDING in raw(store, "m")  # still waiting for its vectors
