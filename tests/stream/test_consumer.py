@@ -314,13 +314,7 @@ def test_a_namespace_the_vectors_fill_fails_its_record_with_namespace_full() -> 
         consumer = StreamConsumer(TABLE, client=store.client, embeddings=embeddings)
         notes = [f"note number {i}" for i in range(6)]
         store.put(NS, "m", {"text": "main", "notes": notes}, index=["text", "notes[*]"])
-        records: list[dict[str, Any]] = []
-        drain_stream(
-            TABLE,
-            lambda e, _: records.extend(e["Records"]),
-            filter_patterns=[FILTER_PATTERN],
-            consumer_id="peek",
-        )
+        records = capture(StreamSetup(store, embeddings, consumer))
         _, model = consumer.ready()
         outcomes = consumer.process(records, BatchEmbedder(embeddings, model))
         [outcome] = outcomes.values()
