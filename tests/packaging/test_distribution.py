@@ -16,17 +16,23 @@ ROOT = Path(__file__).resolve().parents[2]
 
 USER_SCRIPT = textwrap.dedent(
     """
+    import importlib
+    import pathlib
+
     from langgraph.store.dynamodb import DynamoDBStore
     from langgraph.store.dynamodb.testing import mock_aws
     from langgraph.store.memory import InMemoryStore
 
-    import store  # the user's own module, next to this script
     import lambdas.handler
+
+    # The top-level name the library once took resolves to the user's file beside us.
+    users_module = importlib.import_module("store")
+    assert pathlib.Path(users_module.__file__).parent == pathlib.Path(__file__).parent
 
     with mock_aws():
         memory = DynamoDBStore("memory", region_name="us-east-1")
         memory.setup()
-        memory.put(("users", "a"), "k", {"v": store.VALUE})
+        memory.put(("users", "a"), "k", {"v": users_module.VALUE})
         print(memory.get(("users", "a"), "k").value["v"], lambdas.handler.NAME,
               InMemoryStore.__name__)
     """
