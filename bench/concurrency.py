@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import statistics
 import time
@@ -30,34 +31,13 @@ from langgraph.store.dynamodb.testing import local_endpoint_process
 
 from bench.recency import baseline_factory
 from bench.replay import ReplayEndpoint, replay_endpoint
+from bench.stores import KINDS
 
 BASELINE = "355b776"  # main just before the store-owned pool
 NS = ("bench", "tenant", "user")
 KEYS = 200
 Call = Callable[[BaseStore, int], Awaitable[Any]]
 CALLER_THREADS = ThreadPoolExecutor(max_workers=500, thread_name_prefix="caller")
-
-
-def ours() -> BaseStore:
-    from langgraph.store.dynamodb import DynamoDBStore
-
-    store = DynamoDBStore("ours")
-    store.setup()
-    return store
-
-
-def checkpoint_aws() -> BaseStore:
-    from langgraph_checkpoint_aws.store.dynamodb import DynamoDBStore as Peer
-
-    store = Peer("peer-checkpoint-aws")
-    store.setup()
-    return store
-
-
-def store_dynamodb() -> BaseStore:
-    from langgraph_store_dynamodb import DynamoDBStore as Peer
-
-    return Peer("peer-store-dynamodb")  # type: ignore[no-any-return]
 
 
 CALLS: dict[str, Call] = {
@@ -102,11 +82,10 @@ def main() -> None:
     parser.add_argument("--stores", nargs="+", default=None)
     parser.add_argument("--calls", nargs="+", default=list(CALLS))
     args = parser.parse_args()
+    # Every store as `bench.stores` builds it (key-value only), and ours before the pool.
     factories: dict[str, Callable[[], BaseStore]] = {
-        "ours": ours,
+        **{kind.name: functools.partial(kind.make, kind.table, None, None) for kind in KINDS},
         "ours before": baseline_factory(args.baseline),
-        "langgraph-checkpoint-aws": checkpoint_aws,
-        "langgraph-store-dynamodb": store_dynamodb,
     }
     names = args.stores or list(factories)
     print(
