@@ -46,6 +46,7 @@ from .embedding import (
     content_hash,
     texts_to_embed,
 )
+from .event_filter import matches_any
 from .index_config import DEFAULT_INDEX_NAME, FILTER_PREFIX
 from .keys import ITEM_PREFIX, PK, SK, Namespace, decode_namespace
 from .model_pin import (
@@ -399,16 +400,11 @@ class StreamConsumer:
 
 
 def _swept_namespace(record: Mapping[str, Any]) -> Namespace | None:
-    """The namespace of an item row the TTL sweep deleted; None for any other record."""
-    identity = record.get("userIdentity") or {}
-    if record.get("eventName") != "REMOVE" or any(
-        identity.get(key) != value for key, value in SWEEPER.items()
-    ):
+    """The namespace of an item row the TTL sweep deleted (the record matches
+    `SWEEP_PATTERN`); None for any other record."""
+    if not matches_any([SWEEP_PATTERN], record):
         return None
-    keys = dynamo.deserialize(record["dynamodb"]["Keys"])
-    if not str(keys[SK]).startswith(ITEM_PREFIX):
-        return None
-    return decode_namespace(str(keys[PK]))
+    return decode_namespace(record["dynamodb"]["Keys"][PK]["S"])
 
 
 def consumer_env(
