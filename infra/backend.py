@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Stack, Validations
@@ -19,36 +20,12 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 from langgraph.store.dynamodb.consumer import consumer_env, filter_criteria
+from langgraph.store.dynamodb.permissions import Component, On, Resources, kinds, statements
 from langgraph.store.dynamodb.table_spec import table_spec, ttl_spec
 
 from .bundling import consumer_code
 from .settings import PROFILE_PREFIXES, MemorySettings
 
-READ_ACTIONS = (
-    "dynamodb:GetItem",
-    "dynamodb:BatchGetItem",
-    "dynamodb:Query",
-    "dynamodb:DescribeTable",
-    "dynamodb:DescribeTimeToLive",
-)
-WRITE_ACTIONS = (
-    "dynamodb:PutItem",
-    "dynamodb:UpdateItem",
-    "dynamodb:DeleteItem",
-    "dynamodb:BatchWriteItem",
-)
-SEARCH_ACTIONS = ("dynamodb:SearchVectors",)
-# What the stream consumer does to the table: read items and the model pin, write vectors,
-# check whether a namespace the TTL sweep deleted from is empty and mark its registry row.
-CONSUMER_TABLE_ACTIONS = (
-    "dynamodb:GetItem",
-    "dynamodb:BatchGetItem",
-    "dynamodb:Query",
-    "dynamodb:PutItem",
-    "dynamodb:UpdateItem",
-    "dynamodb:DeleteItem",
-)
-STREAM_ACTIONS = ("dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator")
 HANDLER = "embedder.handler.handler"
 RUNTIME = lambda_.Runtime.PYTHON_3_14
 
@@ -98,20 +75,22 @@ class MemoryBackend(Construct):
     # What apps use
 
     def grant_memory_access(self, grantee: iam.IGrantable, *, read_only: bool = False) -> iam.Grant:
-        """Grant what `DynamoDBStore` needs on this table and nothing more: item reads (and
-        writes unless `read_only`) on the table and its local indexes, DescribeTable and
-        DescribeTimeToLive (`setup()` checks the table), and `dynamodb:SearchVectors` on the
-        vector index ARN, in its own statement. Not CreateTable/UpdateTable: the stack
-        owns the table. A read-only store must not refresh TTL on read, and its searches
-        cannot delete the stale rows they meet (see docs/deploy.md)."""
-        actions = READ_ACTIONS if read_only else READ_ACTIONS + WRITE_ACTIONS
-        items = iam.Grant.add_to_principal(
-            grantee=grantee, actions=list(actions), resource_arns=self._item_resources()
-        )
-        search = iam.Grant.add_to_principal(
-            grantee=grantee, actions=list(SEARCH_ACTIONS), resource_arns=[self.index_arn]
-        )
-        return items.combine(search)
+        """Grant what `DynamoDBStore` needs on this table and nothing more, as the library
+        declares it (`permissions.NEEDS`, store or read-only store): item reads (and writes
+        unless `read_only`) on the table and its local index, DescribeTable and
+        DescribeTimeToLive (`setup()` checks the table), `dynamodb:SearchVectors` on the
+        vector index, and `bedrock:InvokeModel` on the model (queries are embedded by the
+        app). Not CreateTable/UpdateTable: the stack owns the table. A read-only store must
+        not refresh TTL on read, and its searches cannot delete the stale rows they meet
+        (see docs/deploy.md)."""
+        component = Component.STORE_READ if read_only else Component.STORE
+        first, *rest = [
+            iam.Grant.add_to_principal(
+                grantee=grantee, actions=statement.actions, resource_arns=statement.resources
+            )
+            for statement in self._statements(component)
+        ]
+        return functools.reduce(iam.Grant.combine, rest, first)
 
     def store_config(self) -> dict[str, Any]:
         """Keyword arguments for `DynamoDBStore` with this table (its name is a token that
@@ -177,12 +156,21 @@ class MemoryBackend(Construct):
         table.apply_removal_policy(removal)
         return table
 
-    def _item_resources(self) -> list[str]:
-        """The table and its local secondary indexes (which `Query` reads through)."""
-        local = table_spec(self.settings.shape).get("LocalSecondaryIndexes", [])
-        return [self.table_arn] + [
-            f"{self.table_arn}/index/{index['IndexName']}" for index in local
-        ]
+    def _statements(self, component: Component) -> list[iam.PolicyStatement]:
+        """The statements `component` needs on this backend's resources (the library's
+        declaration), plus the foundation model behind an inference profile."""
+        resources = Resources(
+            table_arn=self.table_arn,
+            vector_index=self.index_name,
+            stream_arn=self.stream_arn,
+            model_arns=self.model_arns(),
+        )
+        found = [iam.PolicyStatement.from_json(s) for s in statements(component, resources)]
+        if On.MODEL in kinds(component) and self.settings.embedding_model_id.startswith(
+            PROFILE_PREFIXES
+        ):
+            found.append(self._profile_models_statement())
+        return found
 
     def _consumer(self, removal: RemovalPolicy) -> lambda_.Function:
         settings = self.settings
@@ -201,20 +189,9 @@ class MemoryBackend(Construct):
                 resources=[log_group.log_group_arn],
             )
         )
-        role.add_to_policy(
-            iam.PolicyStatement(actions=["bedrock:InvokeModel"], resources=self.model_arns())
-        )
-        if settings.embedding_model_id.startswith(PROFILE_PREFIXES):
-            role.add_to_policy(self._profile_models_statement())
-        role.add_to_policy(
-            iam.PolicyStatement(actions=list(CONSUMER_TABLE_ACTIONS), resources=[self.table_arn])
-        )
-        role.add_to_policy(
-            iam.PolicyStatement(actions=list(STREAM_ACTIONS), resources=[self.stream_arn])
-        )
-        # Lambda's stream poller lists the table's streams; ListStreams has no resource-level
-        # permissions (it accepts only "*").
-        role.add_to_policy(iam.PolicyStatement(actions=["dynamodb:ListStreams"], resources=["*"]))
+        for component in (Component.CONSUMER, Component.STREAM_POLLER):
+            for statement in self._statements(component):
+                role.add_to_policy(statement)
         function = lambda_.Function(
             self,
             "Embedder",

@@ -26,6 +26,7 @@ namespaces from the caller's verified identity, never from request input.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .keys import (
@@ -39,23 +40,14 @@ from .keys import (
     registry_partition,
     validate_namespace,
 )
+from .permissions import KEYED_ACTIONS, SHARED_ROW_ACTIONS, Component, On, Resources, actions
 
-ITEM_ACTIONS = (
-    "dynamodb:GetItem",
-    "dynamodb:BatchGetItem",
-    "dynamodb:Query",
-    "dynamodb:PutItem",
-    "dynamodb:UpdateItem",
-    "dynamodb:DeleteItem",
-    "dynamodb:BatchWriteItem",
-    "dynamodb:ConditionCheckItem",
+# The store's actions on the table and its local index that name partition keys, which
+# `dynamodb:LeadingKeys` confines; the others (DescribeTable, DescribeTimeToLive) name none.
+ITEM_ACTIONS = tuple(
+    a for a in actions(Component.STORE, On.TABLE, On.LOCAL_INDEX) if a in KEYED_ACTIONS
 )
-SHARED_ACTIONS = (
-    "dynamodb:GetItem",
-    "dynamodb:Query",
-    "dynamodb:UpdateItem",
-    "dynamodb:DeleteItem",
-)
+TABLE_ACTIONS = tuple(a for a in actions(Component.STORE, On.TABLE) if a not in KEYED_ACTIONS)
 
 
 def iam_literal(text: str) -> str:
@@ -82,17 +74,24 @@ def registry_leading_keys(prefix: Namespace) -> list[str]:
 
 
 def tenant_policy(
-    table_arn: str, prefix: Namespace, *, index_name: str | None = None
+    table_arn: str,
+    prefix: Namespace,
+    *,
+    index_name: str | None = None,
+    model_arns: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """An IAM policy document confining item access to namespaces at or below `prefix`
+    """An IAM policy document giving a tenant's store what it needs (`permissions.NEEDS`,
+    the read-write store), with item access confined to namespaces at or below `prefix`
     (see the module docstring for what it cannot confine). With `index_name`, also grants
-    `SearchVectors` on that vector index, which no condition can narrow."""
+    `SearchVectors` on that vector index, which no condition can narrow; with
+    `model_arns`, `bedrock:InvokeModel` on them (the app embeds queries and puts)."""
+    table = Resources(table_arn=table_arn, vector_index=index_name or "")
     statements: list[dict[str, Any]] = [
         {
             "Sid": "TenantItems",
             "Effect": "Allow",
             "Action": list(ITEM_ACTIONS),
-            "Resource": [table_arn, f"{table_arn}/index/*"],
+            "Resource": [*table.of(On.TABLE), *table.of(On.LOCAL_INDEX)],
             "Condition": {
                 "ForAllValues:StringLike": {
                     "dynamodb:LeadingKeys": leading_keys(prefix) + registry_leading_keys(prefix)
@@ -102,11 +101,17 @@ def tenant_policy(
         {
             "Sid": "SharedGroupListAndModelPin",
             "Effect": "Allow",
-            "Action": list(SHARED_ACTIONS),
+            "Action": sorted(SHARED_ROW_ACTIONS),
             "Resource": [table_arn],
             "Condition": {
                 "ForAllValues:StringEquals": {"dynamodb:LeadingKeys": [GROUPS_PK, META_PK]}
             },
+        },
+        {
+            "Sid": "DescribeTheTable",
+            "Effect": "Allow",
+            "Action": list(TABLE_ACTIONS),
+            "Resource": [table_arn],
         },
     ]
     if index_name is not None:
@@ -114,8 +119,17 @@ def tenant_policy(
             {
                 "Sid": "SearchVectorsNotTenantScoped",
                 "Effect": "Allow",
-                "Action": ["dynamodb:SearchVectors"],
-                "Resource": [f"{table_arn}/index/{index_name}"],
+                "Action": actions(Component.STORE, On.VECTOR_INDEX),
+                "Resource": table.of(On.VECTOR_INDEX),
+            }
+        )
+    if model_arns:
+        statements.append(
+            {
+                "Sid": "EmbeddingModel",
+                "Effect": "Allow",
+                "Action": actions(Component.STORE, On.MODEL),
+                "Resource": list(model_arns),
             }
         )
     return {"Version": "2012-10-17", "Statement": statements}

@@ -134,7 +134,7 @@ def test_leading_keys_admit_exactly_the_tenants_partitions(examples: int) -> Non
 def test_tenant_policy_shape() -> None:
     arn = "arn:aws:dynamodb:us-east-1:123456789012:table/memory"
     policy = tenant_policy(arn, ("memories", "ac*me"), index_name="memory-vectors")
-    items, shared, search = policy["Statement"]
+    items, shared, describe, search = policy["Statement"]
     condition = items["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
     assert condition == ["memories.ac${*}me", "memories.ac${*}me.*", "._ns.memories.ac${*}me"]
     assert "dynamodb:Scan" not in items["Action"]
@@ -143,6 +143,10 @@ def test_tenant_policy_shape() -> None:
         "._meta",
     ]
     assert search["Action"] == ["dynamodb:SearchVectors"] and "Condition" not in search
+    assert search["Resource"] == [arn + "/index/memory-vectors"]
+    assert items["Resource"] == [arn, arn + "/index/recency"]
+    assert describe["Action"] == ["dynamodb:DescribeTable", "dynamodb:DescribeTimeToLive"]
+    assert "Condition" not in describe
 
 
 _tables = itertools.count()

@@ -12,6 +12,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sqs as sqs
 from aws_cdk.assertions import Template
 from cdk_nag import AwsSolutionsChecks
+from langgraph.store.dynamodb.permissions import NEEDS, Component
 
 from infra.backend import MemoryBackend
 
@@ -80,9 +81,27 @@ def read_only() -> list[dict[str, Any]]:
     return granted(read_only=True)[0]
 
 
+def granted_on(found: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Each statement's sorted actions, keyed by its resources as JSON."""
+    return {
+        json.dumps(s["Resource"]): sorted(
+            [s["Action"]] if isinstance(s["Action"], str) else s["Action"]
+        )
+        for s in found
+    }
+
+
+def on(granted: dict[str, list[str]], resource_end: str) -> list[str]:
+    [actions] = [a for resource, a in granted.items() if resource.endswith(resource_end)]
+    return actions
+
+
+TABLE_ARN = '"Arn"]}'
+
+
 def test_grant_gives_the_store_its_actions_on_this_table(read_write: list[dict[str, Any]]) -> None:
-    items, search = read_write
-    assert sorted(items["Action"]) == sorted(
+    granted = granted_on(read_write)
+    assert on(granted, TABLE_ARN) == sorted(
         [
             "dynamodb:GetItem",
             "dynamodb:BatchGetItem",
@@ -95,15 +114,23 @@ def test_grant_gives_the_store_its_actions_on_this_table(read_write: list[dict[s
             "dynamodb:BatchWriteItem",
         ]
     )
-    assert "Fn::GetAtt" in json.dumps(items["Resource"])
-    assert search["Action"] == "dynamodb:SearchVectors"
-    assert json.dumps(search["Resource"]).endswith('"/index/memory-vectors"]]}')
+    assert on(granted, '"/index/recency"]]}') == ["dynamodb:Query"]
+    assert on(granted, '"/index/memory-vectors"]]}') == ["dynamodb:SearchVectors"]
+    assert on(granted, '::foundation-model/amazon.titan-embed-text-v2:0"]]}') == [
+        "bedrock:InvokeModel"
+    ]
+    assert len(read_write) == 4
+
+
+def test_grant_is_the_libraries_declaration(read_write: list[dict[str, Any]]) -> None:
+    granted = {a for actions in granted_on(read_write).values() for a in actions}
+    assert granted == {p.action for p in NEEDS[Component.STORE]}
 
 
 def test_read_only_grant_cannot_write(read_only: list[dict[str, Any]]) -> None:
-    items, search = read_only
-    assert not {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"} & set(
-        items["Action"]
-    )
-    assert "dynamodb:GetItem" in items["Action"]
-    assert search["Action"] == "dynamodb:SearchVectors"
+    granted = granted_on(read_only)
+    table = on(granted, TABLE_ARN)
+    assert not {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"} & set(table)
+    assert not any("Write" in action for action in table)
+    assert "dynamodb:GetItem" in table
+    assert on(granted, '"/index/memory-vectors"]]}') == ["dynamodb:SearchVectors"]

@@ -1,0 +1,231 @@
+"""What each component calls on AWS: the one declaration every grant derives from.
+
+`NEEDS` lists, per component, the IAM actions its requests need and on which resource.
+The CDK construct's grants (`infra/backend.py`), the tenant policy (`iam.py`) and the
+policy printed in docs/deploy.md (`python -m langgraph.store.dynamodb.permissions`) are
+all built from it. The tests record every request each component sends and fail on one
+that is not declared here, and on a declaration no request uses.
+
+Resources are kinds (`On`), turned into ARNs by `resources()`: the table, its local
+secondary index (`recency`, which `Query` reads through), the vector index, the table's
+stream, and the embedding model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from . import recency
+
+
+class Component(StrEnum):
+    """A part of the system that calls AWS with a principal of its own."""
+
+    STORE_READ = "store, read-only"  # an app that only reads memories
+    STORE = "store"  # an app that reads and writes memories (`setup()` on a deployed table)
+    SETUP = "setup"  # `setup()` creating or retrofitting the table, its index and TTL
+    CONSUMER = "stream consumer"  # the Lambda handler embedding writes in the background
+    STREAM_POLLER = "stream poller"  # Lambda's event source mapping, with the consumer's role
+    REINDEX = "reindex"  # `reindex()` / `dynamodb-memory reindex`
+    MIGRATION = "migration"  # `migration.copy_table()` from a table without the recency index
+
+
+class On(StrEnum):
+    """The kind of resource an action is granted on."""
+
+    TABLE = "table"
+    LOCAL_INDEX = "local index"
+    VECTOR_INDEX = "vector index"
+    STREAM = "stream"
+    MODEL = "model"
+    ANY = "*"  # actions that accept no resource-level permission
+
+
+@dataclass(frozen=True, order=True)
+class Permission:
+    """One IAM action on one kind of resource."""
+
+    action: str
+    on: On
+
+
+def _on(on: On, *actions: str) -> frozenset[Permission]:
+    return frozenset(Permission(action, on) for action in actions)
+
+
+# Reading memories: BatchGetItem (get), Query (prefix search, the registry, the recency
+# index), GetItem (the model pin), SearchVectors, the query's embedding, and the checks
+# `setup()` makes on a deployed table.
+_READ = (
+    _on(On.TABLE, "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query")
+    | _on(On.TABLE, "dynamodb:DescribeTable", "dynamodb:DescribeTimeToLive")
+    | _on(On.LOCAL_INDEX, "dynamodb:Query")
+    | _on(On.VECTOR_INDEX, "dynamodb:SearchVectors")
+    | _on(On.MODEL, "bedrock:InvokeModel")
+)
+_WRITE = _on(
+    On.TABLE,
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:BatchWriteItem",
+)
+
+NEEDS: dict[Component, frozenset[Permission]] = {
+    Component.STORE_READ: _READ,
+    Component.STORE: _READ | _WRITE,
+    Component.SETUP: _on(
+        On.TABLE,
+        "dynamodb:CreateTable",
+        "dynamodb:UpdateTable",
+        "dynamodb:DescribeTable",
+        "dynamodb:DescribeTimeToLive",
+        "dynamodb:UpdateTimeToLive",
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+    )
+    | _on(On.VECTOR_INDEX, "dynamodb:SearchVectors"),
+    Component.CONSUMER: _on(
+        On.TABLE,
+        "dynamodb:GetItem",
+        "dynamodb:BatchGetItem",
+        "dynamodb:Query",
+        "dynamodb:UpdateItem",
+        "dynamodb:DeleteItem",
+        "dynamodb:BatchWriteItem",
+    )
+    | _on(On.MODEL, "bedrock:InvokeModel"),
+    Component.STREAM_POLLER: _on(
+        On.STREAM, "dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"
+    )
+    | _on(On.ANY, "dynamodb:ListStreams"),
+    Component.REINDEX: _on(
+        On.TABLE,
+        "dynamodb:GetItem",
+        "dynamodb:BatchGetItem",
+        "dynamodb:Query",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:DeleteItem",
+        "dynamodb:BatchWriteItem",
+    )
+    | _on(On.MODEL, "bedrock:InvokeModel"),
+    Component.MIGRATION: _on(
+        On.TABLE, "dynamodb:Scan", "dynamodb:BatchWriteItem", "dynamodb:DescribeTable"
+    ),
+}
+
+# Actions whose requests name partition keys, so `dynamodb:LeadingKeys` can confine them.
+KEYED_ACTIONS = frozenset(
+    {
+        "dynamodb:GetItem",
+        "dynamodb:BatchGetItem",
+        "dynamodb:Query",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:DeleteItem",
+        "dynamodb:BatchWriteItem",
+    }
+)
+
+# What the store sends to the rows every tenant shares: the list of groups (`._groups`,
+# registered by a namespace's first put, read by listings) and the model pin (`._meta`,
+# read before embedding, written once by the first `setup()`).
+SHARED_ROW_ACTIONS = frozenset(
+    {
+        "dynamodb:GetItem",
+        "dynamodb:Query",
+        "dynamodb:UpdateItem",
+        "dynamodb:DeleteItem",
+    }
+)
+
+
+def actions(component: Component, *kinds: On) -> list[str]:
+    """The sorted actions `component` needs on any of `kinds` (all kinds when none)."""
+    return sorted(
+        {p.action for p in NEEDS[component] if not kinds or p.on in kinds},
+    )
+
+
+def kinds(component: Component) -> set[On]:
+    """The kinds of resource `component` needs actions on."""
+    return {p.on for p in NEEDS[component]}
+
+
+@dataclass(frozen=True)
+class Resources:
+    """The ARNs behind each kind of resource (strings or CDK tokens)."""
+
+    table_arn: str
+    vector_index: str
+    stream_arn: str | None = None
+    model_arns: Sequence[str] = ()
+
+    def of(self, on: On) -> list[str]:
+        """The ARNs of one kind."""
+        if on is On.TABLE:
+            return [self.table_arn]
+        if on is On.LOCAL_INDEX:
+            return [f"{self.table_arn}/index/{recency.RECENCY_INDEX}"]
+        if on is On.VECTOR_INDEX:
+            return [f"{self.table_arn}/index/{self.vector_index}"]
+        if on is On.STREAM:
+            if self.stream_arn is None:
+                raise ValueError("a stream ARN is needed to grant stream actions")
+            return [self.stream_arn]
+        if on is On.MODEL:
+            if not self.model_arns:
+                raise ValueError("model ARNs are needed to grant bedrock:InvokeModel")
+            return list(self.model_arns)
+        return ["*"]
+
+
+def statements(component: Component, resources: Resources) -> list[dict[str, Any]]:
+    """IAM policy statements granting exactly what `component` needs: one statement per
+    distinct action list, on the resources that share it (the table and its local index
+    share the item reads), in a stable order."""
+    by_actions: dict[tuple[str, ...], list[str]] = {}
+    for on in On:
+        granted = tuple(actions(component, on))
+        if granted:
+            by_actions.setdefault(granted, []).extend(resources.of(on))
+    return [
+        {"Effect": "Allow", "Action": list(granted), "Resource": arns}
+        for granted, arns in by_actions.items()
+    ]
+
+
+def policy(component: Component, resources: Resources) -> dict[str, Any]:
+    """A whole IAM policy document for `component`."""
+    return {"Version": "2012-10-17", "Statement": statements(component, resources)}
+
+
+def needed_by(components: Iterable[Component]) -> frozenset[Permission]:
+    """Everything any of `components` needs."""
+    found: frozenset[Permission] = frozenset()
+    for component in components:
+        found |= NEEDS[component]
+    return found
+
+
+DOC_RESOURCES = Resources(
+    table_arn="TABLE_ARN",
+    vector_index="memory-vectors",
+    stream_arn="TABLE_ARN/stream/*",
+    model_arns=("arn:aws:bedrock:REGION::foundation-model/amazon.titan-embed-text-v2:0",),
+)
+
+
+def doc_policy(component: Component) -> str:
+    """The policy docs/deploy.md prints for `component`, with placeholder ARNs."""
+    return json.dumps(policy(component, DOC_RESOURCES), indent=2)
+
+
+if __name__ == "__main__":
+    for component in Component:
+        print(f"# {component}\n{doc_policy(component)}\n")
