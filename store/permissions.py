@@ -2,18 +2,17 @@
 
 `NEEDS` lists, per component, the IAM actions its requests need and on which resource.
 The CDK construct's grants (`infra/backend.py`), the tenant policy (`iam.py`) and the
-policy printed in docs/deploy.md (`python -m langgraph.store.dynamodb.permissions`) are
-all built from it. The tests record every request each component sends and fail on one
-that is not declared here, and on a declaration no request uses.
+policies in docs/deploy.md (`dynamodb-memory policy <component>`) are all built from
+it. The tests record every request each component sends and fail on one that is not
+declared here, and on a declaration no request uses.
 
-Resources are kinds (`On`), turned into ARNs by `resources()`: the table, its local
+Resources are kinds (`On`), turned into ARNs by `Resources.of()`: the table, its local
 secondary index (`recency`, which `Query` reads through), the vector index, the table's
 stream, and the embedding model.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -25,11 +24,11 @@ from . import recency
 class Component(StrEnum):
     """A part of the system that calls AWS with a principal of its own."""
 
-    STORE_READ = "store, read-only"  # an app that only reads memories
+    STORE_READ = "store-read-only"  # an app that only reads memories
     STORE = "store"  # an app that reads and writes memories (`setup()` on a deployed table)
     SETUP = "setup"  # `setup()` creating or retrofitting the table, its index and TTL
-    CONSUMER = "stream consumer"  # the Lambda handler embedding writes in the background
-    STREAM_POLLER = "stream poller"  # Lambda's event source mapping, with the consumer's role
+    CONSUMER = "consumer"  # the Lambda handler embedding writes in the background
+    STREAM_POLLER = "stream-poller"  # Lambda's event source mapping, with the consumer's role
     REINDEX = "reindex"  # `reindex()` / `dynamodb-memory reindex`
     MIGRATION = "migration"  # `migration.copy_table()` from a table without the recency index
 
@@ -87,6 +86,7 @@ NEEDS: dict[Component, frozenset[Permission]] = {
         "dynamodb:UpdateTimeToLive",
         "dynamodb:GetItem",
         "dynamodb:PutItem",
+        "dynamodb:Query",
     )
     | _on(On.VECTOR_INDEX, "dynamodb:SearchVectors"),
     Component.CONSUMER: _on(
@@ -95,7 +95,6 @@ NEEDS: dict[Component, frozenset[Permission]] = {
         "dynamodb:BatchGetItem",
         "dynamodb:Query",
         "dynamodb:UpdateItem",
-        "dynamodb:DeleteItem",
         "dynamodb:BatchWriteItem",
     )
     | _on(On.MODEL, "bedrock:InvokeModel"),
@@ -106,7 +105,6 @@ NEEDS: dict[Component, frozenset[Permission]] = {
     Component.REINDEX: _on(
         On.TABLE,
         "dynamodb:GetItem",
-        "dynamodb:BatchGetItem",
         "dynamodb:Query",
         "dynamodb:PutItem",
         "dynamodb:UpdateItem",
@@ -114,9 +112,7 @@ NEEDS: dict[Component, frozenset[Permission]] = {
         "dynamodb:BatchWriteItem",
     )
     | _on(On.MODEL, "bedrock:InvokeModel"),
-    Component.MIGRATION: _on(
-        On.TABLE, "dynamodb:Scan", "dynamodb:BatchWriteItem", "dynamodb:DescribeTable"
-    ),
+    Component.MIGRATION: _on(On.TABLE, "dynamodb:Scan", "dynamodb:BatchWriteItem"),
 }
 
 # Actions whose requests name partition keys, so `dynamodb:LeadingKeys` can confine them.
@@ -133,12 +129,14 @@ KEYED_ACTIONS = frozenset(
 )
 
 # What the store sends to the rows every tenant shares: the list of groups (`._groups`,
-# registered by a namespace's first put, read by listings) and the model pin (`._meta`,
-# read before embedding, written once by the first `setup()`).
+# registered by a namespace's first put, read by listings, cleaned when a group empties)
+# and the model pin (`._meta`, read before embedding; written once, by the first
+# `setup()` on a table nobody pinned yet). PutItem adds nothing UpdateItem could not do.
 SHARED_ROW_ACTIONS = frozenset(
     {
         "dynamodb:GetItem",
         "dynamodb:Query",
+        "dynamodb:PutItem",
         "dynamodb:UpdateItem",
         "dynamodb:DeleteItem",
     }
@@ -213,19 +211,10 @@ def needed_by(components: Iterable[Component]) -> frozenset[Permission]:
     return found
 
 
-DOC_RESOURCES = Resources(
+# The placeholders docs/deploy.md and `dynamodb-memory policy` print by default.
+PLACEHOLDERS = Resources(
     table_arn="TABLE_ARN",
     vector_index="memory-vectors",
-    stream_arn="TABLE_ARN/stream/*",
+    stream_arn="STREAM_ARN",
     model_arns=("arn:aws:bedrock:REGION::foundation-model/amazon.titan-embed-text-v2:0",),
 )
-
-
-def doc_policy(component: Component) -> str:
-    """The policy docs/deploy.md prints for `component`, with placeholder ARNs."""
-    return json.dumps(policy(component, DOC_RESOURCES), indent=2)
-
-
-if __name__ == "__main__":
-    for component in Component:
-        print(f"# {component}\n{doc_policy(component)}\n")

@@ -21,7 +21,9 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rich.spinner import Spinner
 from rich.table import Table
 
+from .. import permissions
 from .. import table as table_module
+from ..permissions import PLACEHOLDERS, Component, Resources
 from . import serve as serving
 from . import transfer
 from .errors import ENVIRONMENT, NOT_FOUND, CliError, friendly, stderr
@@ -428,6 +430,32 @@ def search(
 
 
 # ------------------------------------------------------------------------------ export / import
+
+
+@app.command()
+@friendly
+def policy(
+    component: Annotated[
+        Component, typer.Argument(help="Whose permissions: the app's store, the consumer, ...")
+    ] = Component.STORE,
+    table_arn: Annotated[str, typer.Option(help="The table's ARN")] = PLACEHOLDERS.table_arn,
+    index_name: Annotated[str, typer.Option(help="The vector index")] = PLACEHOLDERS.vector_index,
+    stream_arn: Annotated[
+        str, typer.Option(help="The table's stream ARN")
+    ] = PLACEHOLDERS.stream_arn or "",
+    model_arn: Annotated[
+        list[str] | None, typer.Option(help="The embedding model's ARN (repeatable)")
+    ] = None,
+) -> None:
+    """Print the IAM policy a component needs, exactly what the library declares and the
+    CDK stack grants (placeholder ARNs unless given)."""
+    resources = Resources(
+        table_arn=table_arn,
+        vector_index=index_name,
+        stream_arn=stream_arn,
+        model_arns=tuple(model_arn or PLACEHOLDERS.model_arns),
+    )
+    sys.stdout.write(json.dumps(permissions.policy(component, resources), indent=2) + "\n")
 
 
 @app.command("export")

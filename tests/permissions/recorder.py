@@ -1,0 +1,98 @@
+"""Record every AWS request any boto3 client in this process sends, as the IAM permission
+it needs (`permissions.Permission`), at botocore's boundary: the requests still go to the
+emulation unchanged."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from botocore.client import BaseClient
+from langgraph.store.dynamodb.keys import GROUPS_PK, META_PK, PK
+from langgraph.store.dynamodb.permissions import On, Permission
+from langgraph.store.dynamodb.recency import RECENCY_INDEX
+
+SHARED_PARTITIONS = frozenset({GROUPS_PK, META_PK})
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request: the IAM service prefix, the operation and its parameters."""
+
+    prefix: str
+    operation: str
+    params: dict[str, Any] = field(compare=False)
+
+    @property
+    def permission(self) -> Permission:
+        action = f"{self.prefix}:{self.operation}"
+        if self.prefix == "bedrock":
+            return Permission(action, On.MODEL)
+        if self.operation == "ListStreams":
+            return Permission(action, On.ANY)
+        if "StreamArn" in self.params or "ShardIterator" in self.params:
+            return Permission(action, On.STREAM)
+        if self.operation == "SearchVectors":
+            return Permission(action, On.VECTOR_INDEX)
+        index = self.params.get("IndexName")
+        if index is None:
+            return Permission(action, On.TABLE)
+        assert index == RECENCY_INDEX, f"{self.operation} reads an unknown index {index!r}"
+        return Permission(action, On.LOCAL_INDEX)
+
+    def __str__(self) -> str:
+        table = self.params.get("TableName") or ",".join(self.params.get("RequestItems", ()))
+        return f"{self.operation} on {table or self.params.get('modelId', '?')} {sorted(self.partitions())}"
+
+    def partitions(self) -> set[str]:
+        """The partition keys the request names (keys, items, key-condition values)."""
+        found: set[str] = set()
+        _partitions(self.params, found)
+        return found
+
+
+def _partitions(value: Any, found: set[str]) -> None:
+    if isinstance(value, dict):
+        for name, inner in value.items():
+            if name == PK and isinstance(inner, dict) and "S" in inner:
+                found.add(inner["S"])
+            elif name == "ExpressionAttributeValues":
+                found.update(v["S"] for v in inner.values() if v.get("S") in SHARED_PARTITIONS)
+            else:
+                _partitions(inner, found)
+    elif isinstance(value, list):
+        for inner in value:
+            _partitions(inner, found)
+
+
+class Recorder:
+    """The requests sent while `recording()` is active, from any thread."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls: list[Call] = []
+        self._on = False
+        self._lock = threading.Lock()
+        original = BaseClient._make_api_call
+        recorder = self
+
+        def make_api_call(client: BaseClient, operation: str, params: dict[str, Any]) -> Any:
+            if recorder._on:
+                prefix = client.meta.service_model.signing_name
+                with recorder._lock:
+                    recorder.calls.append(Call(prefix, operation, dict(params)))
+            return original(client, operation, params)
+
+        monkeypatch.setattr(BaseClient, "_make_api_call", make_api_call)
+
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[list[Call]]:
+        """Record the requests sent inside the block (and only those), adding to `calls`."""
+        self._on = True
+        try:
+            yield self.calls
+        finally:
+            self._on = False

@@ -1,0 +1,264 @@
+"""Every request each component sends is declared in `permissions.NEEDS`, and every
+declaration is used: the grants derived from it are exactly what the code needs.
+
+Each test runs one component across its whole surface on the emulation, recording the
+requests at botocore's boundary; setup done on its behalf (tables, items to work on) runs
+outside the recording. Lambda's stream poller (`Component.STREAM_POLLER`) is Lambda's own
+code; `tests/infra` runs its calls under the consumer's role.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
+from langgraph.store.dynamodb import DynamoDBStore, reindex
+from langgraph.store.dynamodb.consumer import FILTER_PATTERNS, bedrock_embeddings, consumer_from_env
+from langgraph.store.dynamodb.index_config import parse_index_shape
+from langgraph.store.dynamodb.migration import copy_table
+from langgraph.store.dynamodb.permissions import (
+    KEYED_ACTIONS,
+    NEEDS,
+    SHARED_ROW_ACTIONS,
+    Component,
+    Permission,
+)
+from langgraph.store.dynamodb.table_spec import table_spec, ttl_spec
+from langgraph.store.dynamodb.testing import drain_stream, expire_ttl_items, mock_aws
+
+from tests.support import FakeClock
+
+from .recorder import SHARED_PARTITIONS, Call, Recorder
+
+TABLE = "memory"
+REGION = "us-east-1"
+MODEL = "amazon.titan-embed-text-v2:0"
+DIMS = 256
+NS = ("memories", "acme", "u1")
+OTHER = ("memories", "acme", "u2")
+
+
+@pytest.fixture
+def recorder(monkeypatch: pytest.MonkeyPatch) -> Iterator[Recorder]:
+    with mock_aws():
+        yield Recorder(monkeypatch)
+
+
+def index(**overrides: Any) -> dict[str, Any]:
+    config: dict[str, Any] = {
+        "dims": DIMS,
+        "embed": bedrock_embeddings(MODEL, DIMS, False, region_name=REGION),
+        "fields": ["text"],
+        "filter_fields": ["kind"],
+    }
+    config.update(overrides)
+    return config
+
+
+def store(table: str = TABLE, **kwargs: Any) -> DynamoDBStore:
+    kwargs.setdefault("index", index())
+    return DynamoDBStore(table, region_name=REGION, **kwargs)
+
+
+def admin_setup(table: str = TABLE, **index_overrides: Any) -> DynamoDBStore:
+    """The table as the CDK stack or an operator's `setup()` leaves it (not recorded)."""
+    admin = store(table, index=index(**index_overrides))
+    admin.setup()
+    return admin
+
+
+def check(component: Component, calls: list[Call]) -> None:
+    """Every call declared; every declaration called."""
+    assert calls, f"{component} sent no request"
+    needs = NEEDS[component]
+    undeclared = sorted({c.permission for c in calls} - needs)
+    assert not undeclared, (
+        f"{component} sent requests store/permissions.py does not declare for it: "
+        f"{undeclared}; first such call: "
+        f"{next(str(c) for c in calls if c.permission in undeclared)}"
+    )
+    unused = sorted(needs - {c.permission for c in calls})
+    assert not unused, (
+        f"store/permissions.py grants {component} {unused}, which no request used: drop "
+        "them, or exercise the path that needs them here"
+    )
+
+
+def check_shared_rows(calls: list[Call]) -> None:
+    """Requests to the rows all tenants share use only `SHARED_ROW_ACTIONS` and never mix
+    those rows with a tenant's in one request (a tenant policy could not allow it)."""
+    for call in calls:
+        partitions = call.partitions()
+        if call.permission.action in KEYED_ACTIONS and partitions & SHARED_PARTITIONS:
+            assert call.permission.action in SHARED_ROW_ACTIONS, str(call)
+            assert partitions <= SHARED_PARTITIONS, str(call)
+
+
+def note(n: int, kind: str = "note", **extra: Any) -> dict[str, Any]:
+    return {"text": f"memory {n} about sockets and proxies", "kind": kind, "n": n, **extra}
+
+
+def use_the_whole_store(app: DynamoDBStore, clock: FakeClock) -> None:
+    """Every public operation of a read-write store, sync and async, write mode."""
+    app.setup()  # verifies the deployed table, pins the model
+    app.put(NS, "one", note(1))
+    app.put(NS, "multi", {**note(2), "summary": "a proxy"}, index=["text", "summary"])
+    app.put(NS, "plain", note(3), index=False)
+    app.put(OTHER, "ttl", note(4), ttl=5)
+    assert app.get(NS, "one") is not None
+    assert app.get(OTHER, "ttl", refresh_ttl=True) is not None
+    app.search(NS, filter={"kind": "note", "n": {"$gt": 0}}, limit=5)
+    app.search(("memories",), limit=5, offset=1)
+    app.search(("memories", "acme"), query="proxy closes sockets", limit=3)
+    app.search(NS, query="proxy", filter={"kind": "note"})
+    app.list_namespaces(prefix=("memories",), max_depth=3)
+    app.list_namespaces(suffix=("u1",), limit=5)
+    app.batch(
+        [
+            PutOp(NS, "b1", note(5)),
+            PutOp(NS, "b2", note(6)),
+            GetOp(NS, "b1"),
+            SearchOp(("memories",), query="sockets", limit=2),
+            ListNamespacesOp(),
+        ]
+    )
+    app.put(NS, "multi", note(7), index=["text"])  # drops the extra vector row
+    app.delete(OTHER, "ttl")  # empties OTHER: its registry row is marked
+    clock.advance(20 * 60)  # past the grace period: a listing removes the row
+    app.list_namespaces(prefix=("memories",))
+    app.put(NS, "expiring", note(8), ttl=1)
+    clock.advance(2 * 60)
+    app.search(NS, limit=10)
+    asyncio.run(use_async(app))
+
+
+async def use_async(app: DynamoDBStore) -> None:
+    await app.aput(NS, "async", note(9))
+    await app.aget(NS, "async")
+    await app.asearch(NS, query="sockets", limit=2)
+    await app.asearch(NS, limit=2)
+    await app.alist_namespaces(prefix=("memories",))
+    await app.abatch([PutOp(NS, "a1", note(10)), GetOp(NS, "a1")])
+    await app.adelete(NS, "async")
+
+
+def deployed_table() -> None:
+    """The table as the CDK stack deploys it: no model pinned yet (not recorded)."""
+    client = boto3.client("dynamodb", region_name=REGION)
+    shape = parse_index_shape({"dims": DIMS, "filter_fields": ["kind"]})
+    client.create_table(TableName=TABLE, **table_spec(shape))
+    client.update_time_to_live(TableName=TABLE, TimeToLiveSpecification=ttl_spec())
+
+
+def test_the_store_sends_only_what_it_declares(recorder: Recorder, clock: FakeClock) -> None:
+    deployed_table()
+    app = store(ttl={"default_ttl": 60, "refresh_on_read": True})
+    streaming = store(index=index(embed_on="stream"))
+    with recorder.recording() as calls:
+        use_the_whole_store(app, clock)
+        streaming.put(NS, "streamed", note(11))
+        streaming.put(NS, "streamed-multi", note(12), index=["text", "kind"])
+    check(Component.STORE, calls)
+    check_shared_rows(calls)
+
+
+def test_a_read_only_store_sends_only_reads(recorder: Recorder, clock: FakeClock) -> None:
+    admin = admin_setup()
+    admin.put(NS, "one", note(1), ttl=5)
+    admin.put(OTHER, "two", note(2))
+    reader = store()
+    with recorder.recording() as calls:
+        reader.setup()  # verifies the deployed table and the pinned model
+        reader.get(NS, "one")
+        reader.search(("memories",), filter={"kind": "note"})
+        reader.search(("memories", "acme"), query="sockets", limit=5)
+        reader.list_namespaces(prefix=("memories",))
+        reader.batch([GetOp(OTHER, "two"), SearchOp(NS, query="proxy")])
+        asyncio.run(reader.asearch(NS, query="sockets"))
+    check(Component.STORE_READ, calls)
+    check_shared_rows(calls)
+
+
+def test_setup_sends_only_what_it_declares(recorder: Recorder) -> None:
+    DynamoDBStore("kv-first", region_name=REGION).setup()  # a table from before the index
+    with recorder.recording() as calls:
+        store().setup()  # creates the table, its index and TTL, pins the model
+        store("kv-first").setup()  # retrofits the index with UpdateTable
+    check(Component.SETUP, calls)
+
+
+def test_the_stream_consumer_sends_only_what_it_declares(
+    recorder: Recorder, clock: FakeClock
+) -> None:
+    admin_setup(embed_on="stream", fields=["text", "summary"])
+    app = store(index=index(embed_on="stream", fields=["text", "summary"]))
+    consumer = consumer_from_env(
+        {
+            "TABLE_NAME": TABLE,
+            "EMBEDDING_MODEL_ID": MODEL,
+            "EMBEDDING_DIMS": str(DIMS),
+            "AWS_REGION": REGION,
+        }
+    )
+    app.put(NS, "one", note(1))
+    app.put(NS, "multi", {**note(2), "summary": "proxy"})  # two vectors: extra rows
+    app.put(NS, "ttl", note(3), ttl=1)
+    with recorder.recording():
+        drain(consumer)
+    app.put(NS, "multi", note(4))  # overwritten with one vector: the extra row goes
+    app.delete(NS, "one")
+    with recorder.recording():
+        drain(consumer)
+    clock.advance(120)
+    expire_ttl_items(TABLE, now=clock.now())  # the TTL sweep
+    with recorder.recording():
+        drain(consumer)
+    check(Component.CONSUMER, recorder.calls)
+
+
+def drain(consumer: Any) -> None:
+    report = drain_stream(TABLE, consumer.handle, filter_patterns=FILTER_PATTERNS)
+    assert report.ok, report
+
+
+def test_reindex_sends_only_what_it_declares(recorder: Recorder) -> None:
+    kv = DynamoDBStore(TABLE, region_name=REGION)
+    kv.setup()
+    kv.put(NS, "one", note(1))
+    kv.put(NS, "multi", {**note(2), "summary": "proxy"})
+    indexed = store(index=index(fields=["text", "summary"]))
+    indexed.setup()
+    with recorder.recording() as calls:
+        assert reindex(indexed, page_size=1).embedded == 2
+        reindex(indexed, adopt_model=True)
+    check(Component.REINDEX, calls)
+
+
+def test_migration_sends_only_what_it_declares(recorder: Recorder) -> None:
+    old = admin_setup("old")
+    old.put(NS, "one", note(1))
+    admin_setup("new")
+    client = boto3.client("dynamodb", region_name=REGION)
+    with recorder.recording() as calls:
+        assert copy_table(client, "old", "new") > 0
+    check(Component.MIGRATION, calls)
+
+
+def test_the_recorder_maps_requests_to_permissions(recorder: Recorder) -> None:
+    admin_setup()
+    client = boto3.client("dynamodb", region_name=REGION)
+    with recorder.recording() as calls:
+        client.query(
+            TableName=TABLE,
+            IndexName="recency",
+            KeyConditionExpression="PK = :pk",
+            ExpressionAttributeValues={":pk": {"S": "._groups"}},
+        )
+    [call] = calls
+    assert call.permission == Permission("dynamodb:Query", call.permission.on)
+    assert call.permission.on.value == "local index"
+    assert call.partitions() == {"._groups"}

@@ -1,0 +1,64 @@
+"""The policies users copy are the declaration's: docs/deploy.md and `dynamodb-memory
+policy` print exactly `permissions.policy()`, and the tenant policy grants the store's
+keyed actions."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from langgraph.store.dynamodb.cli import app
+from langgraph.store.dynamodb.iam import tenant_policy
+from langgraph.store.dynamodb.permissions import (
+    KEYED_ACTIONS,
+    NEEDS,
+    PLACEHOLDERS,
+    Component,
+    On,
+    Resources,
+    policy,
+)
+from typer.testing import CliRunner
+
+DEPLOY = Path(__file__).resolve().parents[2] / "docs" / "deploy.md"
+BLOCK = re.compile(r"<!-- policy: ([a-z-]+) -->\n```json\n(.*?)\n```", re.DOTALL)
+
+
+def test_the_docs_print_the_declared_policies() -> None:
+    blocks = BLOCK.findall(DEPLOY.read_text())
+    assert [name for name, _ in blocks] == ["store", "store-read-only"]
+    for name, text in blocks:
+        assert json.loads(text) == policy(Component(name), PLACEHOLDERS), (
+            f"docs/deploy.md's {name} policy is stale: paste `dynamodb-memory policy {name}`"
+        )
+
+
+def test_the_cli_prints_a_policy_with_the_given_arns() -> None:
+    table = "arn:aws:dynamodb:eu-west-1:123456789012:table/agent-memory"
+    model = "arn:aws:bedrock:eu-west-1::foundation-model/amazon.titan-embed-text-v2:0"
+    result = CliRunner().invoke(
+        app, ["policy", "consumer", "--table-arn", table, "--model-arn", model]
+    )
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.output)
+    assert printed == policy(
+        Component.CONSUMER,
+        Resources(table_arn=table, vector_index="memory-vectors", model_arns=(model,)),
+    )
+    granted = {a for s in printed["Statement"] for a in s["Action"]}
+    assert "dynamodb:BatchWriteItem" in granted  # multi-vector items
+    assert not granted & {"dynamodb:Scan", "dynamodb:DeleteItem", "dynamodb:CreateTable"}
+
+
+def test_the_tenant_policy_grants_what_the_store_needs() -> None:
+    arn = "arn:aws:dynamodb:us-east-1:123456789012:table/memory"
+    model = "arn:aws:bedrock:us-east-1::foundation-model/amazon.titan-embed-text-v2:0"
+    document = tenant_policy(arn, ("memories", "acme"), index_name="v", model_arns=[model])
+    granted = {a for s in document["Statement"] for a in s["Action"]}
+    assert granted == {p.action for p in NEEDS[Component.STORE]}
+    [items] = [s for s in document["Statement"] if s["Sid"] == "TenantItems"]
+    assert set(items["Action"]) == KEYED_ACTIONS & {
+        p.action for p in NEEDS[Component.STORE] if p.on in (On.TABLE, On.LOCAL_INDEX)
+    }
+    assert "Condition" in items
