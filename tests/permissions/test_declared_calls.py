@@ -30,6 +30,7 @@ from langgraph.store.dynamodb.permissions import (
 from langgraph.store.dynamodb.table_spec import table_spec, ttl_spec
 from langgraph.store.dynamodb.testing import drain_stream, expire_ttl_items, mock_aws
 
+from tests.fault.layer import UNPROCESSED, FaultLayer
 from tests.support import FakeClock
 
 from .recorder import SHARED_PARTITIONS, Call, Recorder
@@ -217,6 +218,11 @@ def test_the_stream_consumer_sends_only_what_it_declares(
     expire_ttl_items(TABLE, now=clock.now())  # the TTL sweep
     with recorder.recording():
         drain(consumer)
+    app.put(NS, "retried", {**note(5), "summary": "throttled"})
+    faults = FaultLayer(consumer._client, rate=0.5, kinds=(UNPROCESSED, "ThrottlingException"))
+    with recorder.recording():
+        drain(consumer)  # throttled requests and unprocessed batch items, retried
+    assert faults.injected, "no fault was injected: the retries went untested"
     check(Component.CONSUMER, recorder.calls)
 
 
