@@ -259,6 +259,33 @@ def test_copy_table_moves_memories_from_a_table_without_the_index() -> None:
         assert keys(new, NS) == ["a", "b"]
 
 
+def test_copy_table_copies_every_scan_page() -> None:
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        _legacy_table(client)
+        stamp = "2026-01-02T00:00:00+00:00"
+        for n in range(150):  # 10 KB each: a Scan page holds at most 1 MB
+            client.put_item(
+                TableName="old",
+                Item={
+                    "PK": {"S": "memories.u1"},
+                    "SK": {"S": f"k#{n:03}"},
+                    "value": {"S": json.dumps({"text": "x" * 10_000})},
+                    "created_at": {"S": stamp},
+                    "updated_at": {"S": stamp},
+                },
+            )
+        client.put_item(
+            TableName="old",
+            Item={"PK": {"S": "._namespaces"}, "SK": {"S": "memories.u1."}},
+        )
+        assert "LastEvaluatedKey" in client.scan(TableName="old")  # more than one page
+        new = DynamoDBStore("new", region_name="us-east-1")
+        new.setup()
+        assert copy_table(client, "old", "new") == 152  # and the registry and group rows
+        assert len(new.search(NS, limit=1000)) == 150
+
+
 def _legacy_table(client: object) -> None:
     client.create_table(  # type: ignore[attr-defined]
         TableName="old",
