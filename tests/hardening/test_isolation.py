@@ -96,18 +96,28 @@ def test_item_keys_never_collide(examples: int) -> None:
 
 
 def _iam_match(pattern: str, value: str) -> bool:
-    """IAM `StringLike`: `*` any run, `?` one character, `${*}` `${?}` `${$}` literals."""
+    """IAM `StringLike`: `*` any run, `?` one character, `${*}` `${?}` `${$}` literals, and
+    any other `${...}` a policy variable (`${aws:username}`), which IAM replaces with a
+    value of the caller's: modelled as matching anything, the widest it can be."""
     regex = ""
-    for token in re.findall(r"\$\{[*?$]\}|.", pattern, flags=re.S):
-        if token.startswith("${"):
+    for token in re.findall(r"\$\{[^}]*\}|.", pattern, flags=re.S):
+        if token in ("${*}", "${?}", "${$}"):
             regex += re.escape(token[2])
-        elif token == "*":
+        elif token.startswith("${") or token == "*":
             regex += ".*"
         elif token == "?":
             regex += "."
         else:
             regex += re.escape(token)
     return re.fullmatch(regex, value, flags=re.S) is not None
+
+
+def test_a_label_shaped_like_a_policy_variable_stays_literal() -> None:
+    tenant = ("memories", "${aws:username}")
+    patterns = leading_keys(tenant)
+    assert patterns[0] == "memories.${$}{aws:username}"
+    assert not any(_iam_match(p, encode_namespace(("memories", "mallory"))) for p in patterns)
+    assert any(_iam_match(p, encode_namespace(tenant)) for p in patterns)
 
 
 @pytest.mark.parametrize("examples", SIZES)
