@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, mock_aws
 from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES
@@ -125,3 +126,30 @@ def test_expired_items_are_absent_from_semantic_search(clock: FakeClock) -> None
         found = store.search(("m",), query="blue whale song")
         assert [r.key for r in found] == ["long", "forever"]
         assert [r.key for r in store.search((), query="blue whale song", limit=1)] == ["long"]
+
+
+def test_a_namespace_whose_first_rows_expired_stays_listed_for_its_live_item(
+    clock: FakeClock,
+) -> None:
+    with mock_aws():
+        store = DynamoDBStore("memory", region_name="us-east-1")
+        store.setup()
+        ns = ("memories", "u1")
+        store.batch(PutOp(ns, f"a{n:03}", {"n": n}, ttl=1) for n in range(150))
+        store.put(ns, "z-live", {"n": "live"})  # sorts after every expired key
+        clock.advance(5 * 60)
+        assert store.list_namespaces(prefix=("memories",)) == [ns]
+        store.delete(ns, "z-live")
+        assert store.list_namespaces(prefix=("memories",)) == []
+
+
+def test_a_mixed_batch_namespace_goes_once_its_ttl_item_expires(clock: FakeClock) -> None:
+    with mock_aws():
+        store = DynamoDBStore("memory", region_name="us-east-1")
+        store.setup()
+        ns = ("memories", "u2")
+        store.batch([PutOp(ns, "brief", {"v": 2}, ttl=1), PutOp(ns, "plain", {"v": 1})])
+        store.delete(ns, "plain")
+        assert store.list_namespaces(prefix=("memories",)) == [ns]
+        clock.advance(5 * 60)
+        assert store.list_namespaces(prefix=("memories",)) == []
