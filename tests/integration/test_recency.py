@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import boto3
 import pytest
@@ -12,6 +13,7 @@ from langgraph.store.dynamodb import DynamoDBStore, NamespaceFullError
 from langgraph.store.dynamodb.keys import MAX_ITEM_KEY_BYTES
 from langgraph.store.dynamodb.migration import copy_table
 from langgraph.store.dynamodb.recency import RECENCY_INDEX
+from langgraph.store.dynamodb.table_spec import table_spec
 from langgraph.store.dynamodb.testing import mock_aws
 
 from tests.support import FakeClock, RequestCounter
@@ -299,3 +301,19 @@ def _legacy_table(client: object) -> None:
         ],
         BillingMode="PAY_PER_REQUEST",
     )
+
+
+@pytest.mark.parametrize(
+    "projection",
+    [
+        {"ProjectionType": "KEYS_ONLY"},
+        {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["value", "created_at", "updated_at"]},
+    ],
+)
+def test_a_recency_index_that_projects_too_little_is_refused(projection: dict[str, Any]) -> None:
+    with mock_aws():
+        spec = table_spec(None)
+        spec["LocalSecondaryIndexes"][0]["Projection"] = projection
+        boto3.client("dynamodb", region_name="us-east-1").create_table(TableName="thin", **spec)
+        with pytest.raises(ValueError, match=r"no local secondary index 'recency'"):
+            DynamoDBStore("thin", region_name="us-east-1").setup()
