@@ -317,3 +317,20 @@ def test_a_recency_index_that_projects_too_little_is_refused(projection: dict[st
         boto3.client("dynamodb", region_name="us-east-1").create_table(TableName="thin", **spec)
         with pytest.raises(ValueError, match=r"no local secondary index 'recency'"):
             DynamoDBStore("thin", region_name="us-east-1").setup()
+
+
+def test_equal_stamps_across_namespaces_order_by_key_then_namespace(
+    kv_store: DynamoDBStore,
+) -> None:
+    # One batch: every put shares one stamp, so the documented tie-breaks decide.
+    kv_store.batch(
+        [
+            PutOp(("t", "a"), "k1", {"v": 1}),
+            PutOp(("t", "b"), "k2", {"v": 2}),
+            PutOp(("t", "b"), "k0", {"v": 3}),
+            PutOp(("t", "a"), "same", {"v": 4}),
+            PutOp(("t", "b"), "same", {"v": 5}),
+        ]
+    )
+    found = [(r.namespace[-1], r.key) for r in kv_store.search(("t",))]
+    assert found == [("b", "same"), ("a", "same"), ("b", "k2"), ("a", "k1"), ("b", "k0")]
