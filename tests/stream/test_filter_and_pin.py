@@ -145,6 +145,37 @@ def test_bedrock_models_are_named_in_the_refusal() -> None:
         assert "cohere.embed-english-v3" in str(error.value)
 
 
+def test_a_bedrock_normalize_switch_is_refused() -> None:
+    with mock_aws():
+        raw = BedrockEmbeddings(model_id="amazon.titan-embed-text-v2:0", region_name="us-east-1")
+        unit = BedrockEmbeddings(
+            model_id="amazon.titan-embed-text-v2:0", region_name="us-east-1", normalize=True
+        )
+        DynamoDBStore(TABLE, index={"dims": 1024, "embed": raw}).setup()
+        with pytest.raises(ModelMismatchError, match="normalize=True"):
+            DynamoDBStore(TABLE, index={"dims": 1024, "embed": unit}).setup()
+
+
+def _plain_one(texts: list[str]) -> list[list[float]]:
+    return [[1.0] * DIMS for _ in texts]
+
+
+def _plain_two(texts: list[str]) -> list[list[float]]:
+    return [[2.0] * DIMS for _ in texts]
+
+
+def test_a_switch_between_two_plain_functions_is_refused() -> None:
+    with mock_aws():
+        DynamoDBStore(
+            TABLE, region_name="us-east-1", index={"dims": DIMS, "embed": _plain_one}
+        ).setup()
+        other = DynamoDBStore(
+            TABLE, region_name="us-east-1", index={"dims": DIMS, "embed": _plain_two}
+        )
+        with pytest.raises(ModelMismatchError, match="_plain_two"):
+            other.setup()
+
+
 def test_setup_on_a_table_with_items_says_to_reindex(caplog: pytest.LogCaptureFixture) -> None:
     with mock_aws():
         DynamoDBStore(TABLE, region_name="us-east-1").setup()
