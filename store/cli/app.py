@@ -283,14 +283,20 @@ def reindex_items(
         _print_json(report)
     else:
         resumed = " (resumed from a checkpoint)" if summary.resumed else ""
+        mark = "[red]✗[/]" if summary.failed else "[green]✓[/]"
         console.print(
-            f"[green]✓[/] Reindexed {target.table}{resumed}: {summary.scanned} scanned, "
+            f"{mark} Reindexed {target.table}{resumed}: {summary.scanned} scanned, "
             f"{summary.embedded} embedded, {summary.skipped} already current, "
             f"{summary.failed} failed ({summary.seconds:.1f} s)."
         )
         for failure in failures:
             stderr.print(
                 f"  failed {'.'.join(failure['namespace'])} {failure['key']}: {failure['error']}"
+            )
+        if failures:
+            stderr.print(
+                "Fix or shorten those memories (or their model's input), then run reindex "
+                "again: it retries what has no current vector."
             )
     if summary.failed:
         raise typer.Exit(ENVIRONMENT)

@@ -155,7 +155,8 @@ class Target:
 
 
 def pinned_settings(store: DynamoDBStore, settings: StoreSettings) -> StoreSettings:
-    """`settings` with the embedding model the table's index pinned at setup, if any."""
+    """`settings` with the embedding model (and, unless given, the fields) the table's
+    index pinned at setup, if any."""
     with table_must_exist(store.client, store.table_name):
         pin = read_pin(store.client, store.table_name, DEFAULT_INDEX_NAME)
     if pin is None:
@@ -171,7 +172,8 @@ def pinned_settings(store: DynamoDBStore, settings: StoreSettings) -> StoreSetti
             f"Table {store.table_name} pins embedding model {model}, which the command line "
             "cannot load: pass --embed with an equivalent model name."
         )
-    return settings.with_overrides(embed=names[model.provider], dims=model.dims)
+    fields = settings.fields or tuple(pin.get("fields") or ())
+    return settings.with_overrides(embed=names[model.provider], dims=model.dims, fields=fields)
 
 
 def parse_namespace(text: str) -> Namespace:

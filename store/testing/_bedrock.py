@@ -17,6 +17,7 @@ TITAN_V2 = "amazon.titan-embed-text-v2:0"
 TITAN_V1 = "amazon.titan-embed-text-v1"
 COHERE_MODELS = ("cohere.embed-english-v3", "cohere.embed-multilingual-v3")
 TITAN_V2_DIMS = (256, 512, 1024)
+TITAN_V2_MAX_CHARS = 50_000  # "up to 8,192 tokens or 50,000 characters" (Bedrock user guide)
 COHERE_INPUT_TYPES = ("search_document", "search_query", "classification", "clustering")
 SUPPORTED_MODELS = (TITAN_V2, TITAN_V1, *COHERE_MODELS)
 
@@ -52,6 +53,10 @@ def _titan(payload: dict[str, Any], v2: bool) -> dict[str, Any]:
         raise _malformed(f"#/inputText: expected type: String, found: {type(text).__name__}")
     if not text:
         raise _malformed("#/inputText: expected minLength: 1, actual: 0")
+    if v2 and len(text) > TITAN_V2_MAX_CHARS:
+        raise _malformed(
+            f"#/inputText: expected maxLength: {TITAN_V2_MAX_CHARS}, actual: {len(text)}"
+        )
     dims = 1536
     normalize = True
     if v2:

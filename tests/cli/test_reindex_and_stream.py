@@ -3,6 +3,7 @@ writes in the background."""
 
 from __future__ import annotations
 
+import json
 import time
 
 from tests.cli.conftest import Cli
@@ -25,6 +26,21 @@ def test_reindex_embeds_items_written_before_the_index(cli: Cli) -> None:
     assert (again["embedded"], again["skipped"]) == (0, 3)
     human = cli("reindex", "--table", "retro")
     assert human.exit_code == 0 and "Reindexed retro" in human.stdout
+
+
+def test_reindex_with_items_that_fail_to_embed_exits_3(cli: Cli) -> None:
+    cli.json("setup", "--table", "toolong")
+    # Only `text` is embedded (the pinned fields): the long `notes` never reach the model.
+    fine = {"text": "short", "notes": "y " * 30_000}
+    cli.json("put", "--table", "toolong", NS, "fine", json.dumps(fine))
+    cli.json("put", "--table", "toolong", NS, "huge", json.dumps({"text": "x " * 30_000}))
+    titan = "bedrock:amazon.titan-embed-text-v2:0"
+    cli.json("setup", "--table", "toolong", "--embed", titan, "--fields", "text")
+    result = cli("reindex", "--table", "toolong")
+    assert result.exit_code == 3, result.stdout + result.stderr
+    assert "1 embedded" in result.stdout and "1 failed" in result.stdout and "✗" in result.stdout
+    assert "huge" in result.stderr and "maxLength: 50000" in result.stderr
+    assert "run reindex again" in result.stderr
 
 
 def test_reindex_needs_a_model(cli: Cli) -> None:

@@ -59,6 +59,14 @@ def test_titan_v2_rejects_bad_dimensions(emu: Any) -> None:
     assert exc.value.response["Error"]["Code"] == "ValidationException"
 
 
+def test_titan_v2_takes_at_most_50000_characters(emu: Any) -> None:
+    assert invoke(emu, "amazon.titan-embed-text-v2:0", {"inputText": "a " * 25_000})
+    with pytest.raises(ClientError) as exc:
+        invoke(emu, "amazon.titan-embed-text-v2:0", {"inputText": "a " * 25_000 + "b"})
+    assert exc.value.response["Error"]["Code"] == "ValidationException"
+    assert "maxLength: 50000, actual: 50001" in exc.value.response["Error"]["Message"]
+
+
 def test_titan_v1(emu: Any) -> None:
     out = invoke(emu, "amazon.titan-embed-text-v1", {"inputText": "hello"})
     assert len(out["embedding"]) == 1536
