@@ -152,3 +152,48 @@ def test_reindex_with_another_model_is_refused_unless_adopted() -> None:
         moved.setup()  # the pin now names the new model
         with pytest.raises(ModelMismatchError):
             store.setup()
+
+
+def _interrupted_after(store: DynamoDBStore, items: int, **kwargs: Any) -> None:
+    def stop(progress: ReindexProgress) -> None:
+        if progress.scanned >= items:
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        reindex(store, on_progress=stop, **kwargs)
+
+
+def test_a_run_interrupted_inside_a_namespace_resumes_inside_it() -> None:
+    with mock_aws():
+        kv = DynamoDBStore(TABLE, region_name="us-east-1")
+        kv.setup()
+        kv.batch(
+            PutOp(("tenant", f"user-{n % 2}"), f"k{n:03}", {"text": text(n)}) for n in range(60)
+        )
+        embeddings = CountingEmbeddings()
+        store = index_store(embeddings)
+        _interrupted_after(store, 10, page_size=10)  # 10 of user-0's 30 items
+        summary = reindex(store, page_size=10)
+        assert summary.resumed
+        assert (summary.embedded, summary.failed) == (50, 0)
+        assert sorted(Counter(embeddings.texts).values()) == [1] * 60
+
+
+def test_adopting_a_model_never_resumes_the_old_models_run() -> None:
+    with mock_aws():
+        kv = DynamoDBStore(TABLE, region_name="us-east-1")
+        kv.setup()
+        kv.batch(PutOp(("tenant", "user"), f"k{n:03}", {"text": text(n)}) for n in range(30))
+        store = index_store(CountingEmbeddings())
+        _interrupted_after(store, 10, page_size=10)
+
+        class NewModel(CountingEmbeddings):
+            pass
+
+        newer = NewModel()
+        moved = DynamoDBStore(
+            TABLE, region_name="us-east-1", index={"dims": DIMS, "embed": newer, "fields": ["text"]}
+        )
+        summary = reindex(moved, adopt_model=True, page_size=10)
+        assert not summary.resumed
+        assert summary.embedded == 30 and len(newer.texts) == 30
