@@ -1,0 +1,66 @@
+"""Stream-mode behaviours users would notice, each pinned by a test that fails when it
+breaks: filter copies on extra vector rows, stale vectors of a pending item, and records
+written for another model."""
+
+from __future__ import annotations
+
+import pytest
+from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+from langgraph.store.dynamodb.consumer import StreamConsumer
+from langgraph.store.dynamodb.model_pin import identify, repin
+from langgraph.store.dynamodb.testing import mock_aws
+
+from tests.stream.conftest import (
+    DIMS,
+    NS,
+    TABLE,
+    CountingEmbeddings,
+    StreamSetup,
+    make_stream_store,
+)
+from tests.stream.test_consumer import DifferentModel, capture
+
+
+def test_filtered_semantic_search_sees_extra_vectors_in_stream_mode() -> None:
+    with mock_aws():
+        embeddings = CountingEmbeddings()
+        store = make_stream_store(embeddings, fields=["text", "notes[*]"], filter_fields=["kind"])
+        setup = StreamSetup(
+            store, embeddings, StreamConsumer(TABLE, client=store.client, embeddings=embeddings)
+        )
+        store.put(NS, "m", {"text": "alpha beta", "notes": ["coffee order"], "kind": "todo"})
+        store.put(NS, "n", {"text": "coffee", "kind": "todo"})
+        store.put(NS, "x", {"text": "coffee order", "kind": "done"})
+        assert setup.drain().ok
+        found = store.search(NS, query="coffee order", filter={"kind": "todo"}, limit=1)
+        assert [r.key for r in found] == ["m"]  # through its second vector, filtered
+
+
+def test_a_pending_item_is_not_found_by_its_old_text(streamed: StreamSetup) -> None:
+    store = streamed.store
+    paths = ["text", "notes[*]"]
+    store.put(NS, "p", {"text": "first", "notes": ["walrus ukulele"]}, index=paths)
+    store.put(NS, "q", {"text": "something else entirely"})
+    assert streamed.drain().ok
+    # Pending: the old write's vectors (the extra row of "walrus ukulele" among them) are
+    # stale until the consumer embeds the new text.
+    store.put(NS, "p", {"text": "second", "notes": ["new words now"]}, index=paths)
+    found = store.search(NS, query="walrus ukulele", limit=5)
+    assert "p" not in [r.key for r in found]
+    assert streamed.drain().ok
+    assert [r.key for r in store.search(NS, query="new words now", limit=1)] == ["p"]
+
+
+def test_a_record_written_for_another_model_fails_instead_of_being_skipped(
+    streamed: StreamSetup,
+) -> None:
+    streamed.store.put(NS, "old", {"text": "written for the first model"})
+    records = capture(streamed)
+    newer = DifferentModel(DIMS)
+    repin(streamed.store.client, TABLE, "memory-vectors", identify(newer, DIMS), ("text",))
+    consumer = StreamConsumer(TABLE, client=streamed.store.client, embeddings=newer)
+    # Every record of the batch failed: Powertools fails the invocation, Lambda retries it
+    # and finally sends it to the DLQ (an alarm), instead of dropping the record as stale.
+    with pytest.raises(BatchProcessingError, match="written for another embedding model"):
+        consumer.handle({"Records": records}, None)
+    assert newer.calls == 0
