@@ -18,7 +18,9 @@ What it cannot cover (DynamoDB offers no finer control):
   tenant. The list of groups (`._groups`) and the model pin (`._meta`) are shared by all
   tenants: a tenant can read every group name (the first two labels of every namespace,
   not their items) and, as writing a new namespace updates that list, alter it (hiding a
-  group from listing and prefix search until its next write).
+  group from listing and prefix search until its next write). The model pin it can only
+  read (`permissions.SHARED_ROWS`): pin the model once with the application's role
+  (its first `setup()`); a tenant's `setup()` on an unpinned table is denied.
 
 So the policy is defence in depth for items; a multi-tenant application must still derive
 namespaces from the caller's verified identity, never from request input.
@@ -40,7 +42,7 @@ from .keys import (
     registry_partition,
     validate_namespace,
 )
-from .permissions import KEYED_ACTIONS, SHARED_ROW_ACTIONS, Component, On, Resources, actions
+from .permissions import KEYED_ACTIONS, SHARED_ROWS, Component, On, Resources, actions
 
 # The store's actions on the table and its local index that name partition keys, which
 # `dynamodb:LeadingKeys` confines; the others (DescribeTable, DescribeTimeToLive) name none.
@@ -98,15 +100,16 @@ def tenant_policy(
                 }
             },
         },
-        {
-            "Sid": "SharedGroupListAndModelPin",
-            "Effect": "Allow",
-            "Action": sorted(SHARED_ROW_ACTIONS),
-            "Resource": [table_arn],
-            "Condition": {
-                "ForAllValues:StringEquals": {"dynamodb:LeadingKeys": [GROUPS_PK, META_PK]}
-            },
-        },
+        *(
+            {
+                "Sid": f"Shared{sid}",
+                "Effect": "Allow",
+                "Action": sorted(SHARED_ROWS[partition]),
+                "Resource": [table_arn],
+                "Condition": {"ForAllValues:StringEquals": {"dynamodb:LeadingKeys": [partition]}},
+            }
+            for sid, partition in (("GroupList", GROUPS_PK), ("ModelPin", META_PK))
+        ),
         {
             "Sid": "DescribeTheTable",
             "Effect": "Allow",

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from . import recency
+from .keys import GROUPS_PK, META_PK
 
 
 class Component(StrEnum):
@@ -128,19 +129,15 @@ KEYED_ACTIONS = frozenset(
     }
 )
 
-# What the store sends to the rows every tenant shares: the list of groups (`._groups`,
-# registered by a namespace's first put, read by listings, cleaned when a group empties)
-# and the model pin (`._meta`, read before embedding; written once, by the first
-# `setup()` on a table nobody pinned yet). PutItem adds nothing UpdateItem could not do.
-SHARED_ROW_ACTIONS = frozenset(
-    {
-        "dynamodb:GetItem",
-        "dynamodb:Query",
-        "dynamodb:PutItem",
-        "dynamodb:UpdateItem",
-        "dynamodb:DeleteItem",
-    }
-)
+# What a tenant's store sends to the rows all tenants share, per partition: the list of
+# groups (`._groups`: listings read it, a namespace's first put registers its group) and
+# the model pin (`._meta`: read before embedding). Writing the pin is the first `setup()`'s
+# job, done once with the application's role: a tenant allowed to write it could re-pin
+# the model for every tenant.
+SHARED_ROWS: dict[str, frozenset[str]] = {
+    GROUPS_PK: frozenset({"dynamodb:Query", "dynamodb:UpdateItem"}),
+    META_PK: frozenset({"dynamodb:GetItem"}),
+}
 
 
 def actions(component: Component, *kinds: On) -> list[str]:

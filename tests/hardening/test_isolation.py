@@ -144,14 +144,15 @@ def test_leading_keys_admit_exactly_the_tenants_partitions(examples: int) -> Non
 def test_tenant_policy_shape() -> None:
     arn = "arn:aws:dynamodb:us-east-1:123456789012:table/memory"
     policy = tenant_policy(arn, ("memories", "ac*me"), index_name="memory-vectors")
-    items, shared, describe, search = policy["Statement"]
+    items, groups, pin, describe, search = policy["Statement"]
     condition = items["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
     assert condition == ["memories.ac${*}me", "memories.ac${*}me.*", "._ns.memories.ac${*}me"]
     assert "dynamodb:Scan" not in items["Action"]
-    assert shared["Condition"]["ForAllValues:StringEquals"]["dynamodb:LeadingKeys"] == [
-        "._groups",
-        "._meta",
-    ]
+    assert groups["Condition"]["ForAllValues:StringEquals"]["dynamodb:LeadingKeys"] == ["._groups"]
+    assert groups["Action"] == ["dynamodb:Query", "dynamodb:UpdateItem"]
+    # A tenant reads the model pin and can never rewrite it for every other tenant.
+    assert pin["Condition"]["ForAllValues:StringEquals"]["dynamodb:LeadingKeys"] == ["._meta"]
+    assert pin["Action"] == ["dynamodb:GetItem"]
     assert search["Action"] == ["dynamodb:SearchVectors"] and "Condition" not in search
     assert search["Resource"] == [arn + "/index/memory-vectors"]
     assert items["Resource"] == [arn, arn + "/index/recency"]
