@@ -1,6 +1,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+PYODIDE := infra/node_modules/.installed
 
 .PHONY: install install-model test test-hardening lint typecheck demo bench synth clean
 
@@ -10,7 +11,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP)
+# Pyodide's CPython, of the Lambda runtime's version, which compiles the stream consumer's
+# bytecode when this machine has no native interpreter of that version (infra/bundling.py).
+$(PYODIDE): infra/package.json infra/package-lock.json
+	npm ci --prefix infra --no-audit --no-fund --silent
+	touch $(PYODIDE)
+
+install: $(STAMP) $(PYODIDE)
 
 # The optional real embedding model for `make demo` (all-MiniLM-L6-v2, CPU). torch 2.13.0
 # is pinned here because this machine keeps its CPU build on disk; elsewhere pip would
@@ -25,7 +32,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
-test: lint typecheck
+test: lint typecheck $(PYODIDE)
 	$(PY) -m pytest
 
 # The full workloads of issue 8 (faults, concurrency, 10,000-example properties); prints
@@ -41,9 +48,9 @@ bench: $(STAMP)
 	$(PY) -m bench.all
 
 # The CDK app as `cdk synth` runs it (cdk.json), offline: template and asset in cdk.out/.
-synth: $(STAMP)
+synth: $(STAMP) $(PYODIDE)
 	CDK_OUTDIR=cdk.out $(PY) -m infra.app
 	@echo "Template: cdk.out/LangGraphMemory.template.json"
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache cdk.out
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache cdk.out infra/node_modules

@@ -35,6 +35,11 @@ STEPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
     ),
     ("emulator: Query of one partition", ("bench.emulator_query",), "emulator-query.txt"),
     ("emulator: SearchVectors", ("bench.bench_search_vectors",), "emulator-search.txt"),
+    (
+        "stream consumer: cold import and asset size",
+        ("bench.cold_start",),
+        "cold-start.md",
+    ),
     # issue 14's benchmark, on a reduced grid (the full one, ~11 min: docs/concurrency.md):
     # 20 ms per request, where the pool matters; up to 100 concurrent callers
     (

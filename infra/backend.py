@@ -7,7 +7,7 @@ import copy
 import functools
 from typing import Any
 
-from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Stack, Validations
+from aws_cdk import Acknowledgment, Annotations, Duration, RemovalPolicy, Stack, Validations
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as cloudwatch_actions
 from aws_cdk import aws_dynamodb as dynamodb
@@ -23,11 +23,11 @@ from langgraph.store.dynamodb.consumer import consumer_env, filter_criteria
 from langgraph.store.dynamodb.permissions import Component, On, Resources, kinds, statements
 from langgraph.store.dynamodb.table_spec import table_spec, ttl_spec
 
-from .bundling import consumer_code
+from .bundling import PYTHON, RUNTIME, consumer_code, interpreter, no_bytecode_warning
 from .settings import PROFILE_PREFIXES, MemorySettings
 
 HANDLER = "embedder.handler.handler"
-RUNTIME = lambda_.Runtime.PYTHON_3_14
+NO_BYTECODE = "langgraph-dynamodb-memory:no-bytecode"
 
 
 class MemoryBackend(Construct):
@@ -207,6 +207,8 @@ class MemoryBackend(Construct):
             reserved_concurrent_executions=settings.reserved_concurrency,
             environment=self.consumer_environment(),
         )
+        if interpreter(PYTHON) is None:
+            Annotations.of(function).add_warning_v2(NO_BYTECODE, no_bytecode_warning(PYTHON))
         lambda_.EventSourceMapping(
             self,
             "EmbedPending",

@@ -1,22 +1,34 @@
 """The stream consumer's Lambda asset, bundled locally (no Docker): the handlers under
 `lambdas/`, the library from `store/`, and the library's runtime dependencies installed by
-pip as wheels for the Lambda platform.
+pip as wheels for the Lambda platform, less what the handler never imports, with bytecode
+compiled for the runtime's Python.
 
-Installed dependencies are cached per (requirements, platform, Python version) under
-`~/.cache/langgraph-dynamodb-memory/` (or `$LAMBDA_BUNDLE_CACHE`), so repeated synths copy
-instead of downloading.
+Bytecode: `/var/task` is read-only, so without a `.pyc` for the runtime's Python every cold
+start compiles every module it imports. The pycs are hash-based and unchecked: CDK zips
+every file with the same date (1980-01-01), so the source mtime a timestamp-based pyc
+records would never match and every pyc would be stale. They are compiled by an
+interpreter of exactly the runtime's version (`interpreter`): `pythonX.Y` on PATH, else
+Pyodide's CPython X.Y under Node (`infra/package.json`, installed by `make install`). With
+neither, the asset ships without bytecode and says so (`no_bytecode_warning`).
+
+Two caches under `~/.cache/langgraph-dynamodb-memory/lambda-deps/` (or
+`$LAMBDA_BUNDLE_CACHE`): what pip installed, per (requirements, platform, Python version),
+so repeated synths copy instead of downloading; and that, slimmed and compiled, keyed also
+by this file and the compiling interpreter.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import os
+import platform
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,14 +41,40 @@ from aws_cdk import (
     ILocalBundling,
 )
 from aws_cdk import aws_lambda as lambda_
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "store"
 HANDLERS = ROOT / "lambdas"
+PYODIDE_PYTHON = Path(__file__).resolve().with_name("pyodide_python.mjs")
 DISTRIBUTION = "langgraph-dynamodb-memory"
 PACKAGE_PATH = Path("langgraph", "store", "dynamodb")
-# Not needed at run time: the emulation (needs moto) and byte code.
-LEFT_OUT = shutil.ignore_patterns("testing", "__pycache__", "*.pyc")
+
+# The consumer's runtime; its Python version is the one the asset's wheels and bytecode are for.
+RUNTIME = lambda_.Runtime.PYTHON_3_14
+PYTHON = RUNTIME.name.removeprefix("python")
+HOST_PYTHON = "{}.{}".format(*sys.version_info)
+
+# Never shipped: the emulation (needs moto) and this machine's bytecode.
+NOT_SHIPPED = ("testing", "__pycache__", "*.pyc")
+# What the slim asset leaves out, none of it imported by the handler
+# (tests/infra/test_bundle.py runs the handler from the asset alone):
+# - from the library: its CLI, the demo, the Agent Server factory, the local embedding
+#   model, the pytest plugin;
+LIBRARY_LEFT_OUT = (
+    *NOT_SHIPPED,
+    "cli",
+    "__main__.py",
+    "demo*.py",
+    "agent_server.py",
+    "local_embeddings.py",
+    "pytest_plugin.py",
+)
+# - the requirements only the CLI imports, and every distribution only they require;
+CLI_REQUIREMENTS = frozenset({"typer", "rich"})
+# - from every dependency: test suites, console scripts, type stubs.
+DEPENDENCY_LEFT_OUT = ("tests", "test", "bin", "*.pyi")
 
 
 @dataclass(frozen=True)
@@ -47,31 +85,110 @@ class Target:
     platforms: tuple[str, ...]
     python_version: str | None
 
+    @property
+    def python(self) -> str:
+        """The Python version ("3.14") the bundle runs on."""
+        return self.python_version or HOST_PYTHON
 
-# Lambda's python3.14 runtime runs Amazon Linux 2023 (glibc 2.34): manylinux_2_28 wheels
-# run there, and some dependencies (numpy) publish no manylinux2014 wheel for 3.14.
-LAMBDA_ARM64 = Target(("manylinux_2_28_aarch64", "manylinux2014_aarch64"), "3.14")
+
+# Lambda's Python runtimes run Amazon Linux 2023 (glibc 2.34): manylinux_2_28 wheels run
+# there, and some dependencies (numpy) publish no manylinux2014 wheel for 3.14.
+LAMBDA_ARM64 = Target(("manylinux_2_28_aarch64", "manylinux2014_aarch64"), PYTHON)
 HOST = Target((), None)
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """A command that runs Python as `python -c`/`-m` would, and the version it reports."""
+
+    command: tuple[str, ...]
+    version: str
+
+
+@functools.cache
+def interpreter(version: str) -> Interpreter | None:
+    """An interpreter of Python `version` ("3.14") to compile bytecode with: this one,
+    `python<version>` on PATH, or Pyodide's under Node; None if none runs that version."""
+    if version == HOST_PYTHON:
+        return Interpreter((sys.executable,), platform.python_version())
+    native, node = shutil.which(f"python{version}"), shutil.which("node")
+    candidates: list[tuple[str, ...]] = [(native,)] if native else []
+    if node:
+        candidates.append((node, str(PYODIDE_PYTHON)))
+    for command in candidates:
+        probe = subprocess.run(
+            [*command, "-c", "import platform; print(platform.python_version())"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        reported = probe.stdout.strip()
+        if probe.returncode == 0 and reported.startswith(f"{version}."):
+            return Interpreter(command, reported)
+    return None
+
+
+def no_bytecode_warning(version: str) -> str:
+    """What an asset built without an interpreter of `version` costs, and what to install."""
+    return (
+        f"No Python {version} to compile the stream consumer's bytecode with: its asset ships "
+        "without .pyc files, so every cold start compiles every module it imports (about "
+        f"1.4 s). Put python{version} on PATH, or install Node.js and run `make install` "
+        f"(Pyodide's CPython {version}, infra/package.json), then synthesize again."
+    )
 
 
 def runtime_requirements() -> list[str]:
     """The library's runtime dependencies, as installed metadata lists them (extras left
     out)."""
     requires = importlib.metadata.requires(DISTRIBUTION) or []
-    return sorted(r for r in requires if "extra ==" not in r)
+    return sorted(r for r in requires if _unconditional(r))
 
 
-def build(out: Path, target: Target = LAMBDA_ARM64) -> None:
-    """Write the asset into `out`: dependencies, the library, and the handlers."""
+def cli_only(installed: Path) -> list[importlib.metadata.Distribution]:
+    """The distributions in `installed` that only the CLI needs: not required, directly or
+    through another distribution, by any runtime requirement but `CLI_REQUIREMENTS`."""
+    found: dict[str, importlib.metadata.Distribution] = {
+        canonicalize_name(dist.metadata["Name"]): dist
+        for dist in importlib.metadata.distributions(path=[str(installed)])
+    }
+    needed: set[str] = set()
+    pending = [r for r in runtime_requirements() if _name(r) not in CLI_REQUIREMENTS]
+    while pending:
+        name = _name(pending.pop())
+        if name in found and name not in needed:
+            needed.add(name)
+            pending += [r for r in found[name].requires or [] if _unconditional(r)]
+    return [dist for name, dist in found.items() if name not in needed]
+
+
+def build(out: Path, target: Target = LAMBDA_ARM64, *, slim: bool = True) -> None:
+    """Write the asset into `out`: dependencies, the library, and the handlers. With
+    `slim=False`, as before issue 19 (all pip installed, no bytecode): the bench's baseline."""
+    python = interpreter(target.python) if slim else None
+    if slim and python is None:
+        print(f"warning: {no_bytecode_warning(target.python)}", file=sys.stderr)
+    dependencies = _slim_dependencies(target, python) if slim else _installed(target)
     out.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(_dependencies(target), out, dirs_exist_ok=True)
-    shutil.copytree(LIBRARY, out / PACKAGE_PATH, ignore=LEFT_OUT, dirs_exist_ok=True)
-    shutil.copytree(HANDLERS, out, ignore=LEFT_OUT, dirs_exist_ok=True)
+    shutil.copytree(dependencies, out, dirs_exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        own = Path(scratch)
+        library_left_out = LIBRARY_LEFT_OUT if slim else NOT_SHIPPED
+        shutil.copytree(
+            LIBRARY, own / PACKAGE_PATH, ignore=shutil.ignore_patterns(*library_left_out)
+        )
+        shutil.copytree(
+            HANDLERS, own, ignore=shutil.ignore_patterns(*NOT_SHIPPED), dirs_exist_ok=True
+        )
+        if python is not None:
+            _compile(own, python)
+        shutil.copytree(own, out, dirs_exist_ok=True)
 
 
 def source_hash(target: Target = LAMBDA_ARM64) -> str:
-    """Changes whenever the asset would: library or handler sources, requirements, target."""
-    digest = hashlib.sha256(repr((runtime_requirements(), target)).encode())
+    """Changes whenever the asset would: library or handler sources, requirements, target,
+    this recipe, the interpreter compiling the bytecode."""
+    digest = hashlib.sha256(_recipe(target, runtime_requirements()))
     for path in sorted(_sources()):
         digest.update(str(path.relative_to(ROOT)).encode())
         digest.update(path.read_bytes())
@@ -104,6 +221,23 @@ class LocalBundling:
         return True
 
 
+def _name(requirement: str) -> str:
+    return canonicalize_name(Requirement(requirement).name)
+
+
+def _unconditional(requirement: str) -> bool:
+    """Whether a requirement applies without an extra (markers on the platform may hold)."""
+    marker = Requirement(requirement).marker
+    return marker is None or "extra" not in str(marker)
+
+
+def _recipe(target: Target, *inputs: object) -> bytes:
+    """What the slim asset for `target` is made from, as bytes to hash: `inputs`, the
+    target, the interpreter compiling its bytecode, and this file."""
+    made_with = (target, interpreter(target.python), *inputs)
+    return repr(made_with).encode() + Path(__file__).read_bytes()
+
+
 def _sources() -> Iterator[Path]:
     for root in (LIBRARY, HANDLERS):
         for path in root.rglob("*.py"):
@@ -111,22 +245,58 @@ def _sources() -> Iterator[Path]:
                 yield path
 
 
-def _dependencies(target: Target) -> Path:
-    """A directory holding the runtime dependencies installed for `target` (cached)."""
-    key = hashlib.sha256(repr((runtime_requirements(), target)).encode()).hexdigest()[:16]
-    cache_root = Path(
+def _compile(root: Path, python: Interpreter) -> None:
+    """Compile every module under `root` into unchecked hash-based pycs."""
+    options = ["-q", "-j0", "--invalidation-mode", "unchecked-hash"]
+    result = subprocess.run(
+        [*python.command, "-m", "compileall", *options, str(root)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(
+            f"Compiling the stream consumer's bytecode with Python {python.version} "
+            f"({' '.join(python.command)}) failed:\n{result.stdout}{result.stderr}"
+        )
+
+
+def _cache_root() -> Path:
+    return Path(
         os.environ.get("LAMBDA_BUNDLE_CACHE")
         or Path.home() / ".cache" / "langgraph-dynamodb-memory" / "lambda-deps"
     )
-    cached = cache_root / key
+
+
+def _cached(cached: Path, fill: Callable[[Path], None]) -> Path:
+    """`cached`, filled by `fill(staging)` first if missing (a concurrent filler may win)."""
     if cached.is_dir():
         return cached
-    cache_root.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=cache_root, prefix=f".{key}-"))
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=cached.parent, prefix=f".{cached.name}-"))
+    try:
+        fill(staging)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    try:
+        staging.rename(cached)
+    except OSError:  # another synth cached the same dependencies first
+        shutil.rmtree(staging, ignore_errors=True)
+    return cached
+
+
+def _installed(target: Target) -> Path:
+    """A directory holding the runtime dependencies pip installs for `target` (cached)."""
+    key = hashlib.sha256(repr((runtime_requirements(), target)).encode()).hexdigest()[:16]
+    return _cached(_cache_root() / key, functools.partial(_pip_install, target))
+
+
+def _pip_install(target: Target, staging: Path) -> None:
     command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     command += ["--target", str(staging), "--only-binary=:all:"]
-    for platform in target.platforms:
-        command += ["--platform", platform]
+    for platform_tag in target.platforms:
+        command += ["--platform", platform_tag]
     if target.platforms:
         command += ["--implementation", "cp"]
     if target.python_version:
@@ -135,7 +305,6 @@ def _dependencies(target: Target) -> Path:
         [*command, *runtime_requirements()], capture_output=True, text=True, check=False
     )
     if result.returncode != 0:
-        shutil.rmtree(staging, ignore_errors=True)
         raise RuntimeError(
             f"Bundling the stream consumer failed: pip could not install the library's "
             f"runtime dependencies for {target}. pip said:\n{result.stderr}\nCheck network "
@@ -143,8 +312,32 @@ def _dependencies(target: Target) -> Path:
         )
     for pycache in staging.rglob("__pycache__"):
         shutil.rmtree(pycache, ignore_errors=True)
-    try:
-        staging.rename(cached)
-    except OSError:  # another synth cached the same dependencies first
-        shutil.rmtree(staging, ignore_errors=True)
-    return cached
+
+
+def _slim_dependencies(target: Target, python: Interpreter | None) -> Path:
+    """The installed dependencies less what the handler never imports, compiled by
+    `python` (cached per installed set, recipe and interpreter)."""
+    installed = _installed(target)
+    key = hashlib.sha256(_recipe(target, installed.name)).hexdigest()[:16]
+    return _cached(
+        installed.with_name(f"{installed.name}-slim-{key}"),
+        functools.partial(_slim, installed, python),
+    )
+
+
+def _slim(installed: Path, python: Interpreter | None, staging: Path) -> None:
+    ignore = shutil.ignore_patterns(*DEPENDENCY_LEFT_OUT)
+    shutil.copytree(installed, staging, ignore=ignore, dirs_exist_ok=True)
+    emptied: set[Path] = set()
+    for dist in cli_only(installed):
+        for file in dist.files or []:
+            path = Path(os.path.normpath(staging / file))
+            if path.is_relative_to(staging):
+                path.unlink(missing_ok=True)
+                emptied.add(path.parent)
+    for directory in sorted(emptied, key=lambda p: len(p.parts), reverse=True):
+        while directory != staging and directory.is_dir() and not any(directory.iterdir()):
+            directory.rmdir()
+            directory = directory.parent
+    if python is not None:
+        _compile(staging, python)

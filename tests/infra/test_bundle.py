@@ -1,80 +1,244 @@
 """The consumer's asset: built locally by pip, it holds the handler and everything it
-imports; `cdk.json` synthesizes the app offline (no AWS credentials)."""
+imports, with bytecode for the runtime's Python, and nothing the handler never imports;
+`cdk.json` synthesizes the app offline (no AWS credentials)."""
 
 from __future__ import annotations
 
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from langchain_aws import BedrockEmbeddings
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.consumer import FILTER_PATTERNS, consumer_env
+from langgraph.store.dynamodb.index_config import DEFAULT_INDEX_NAME
+from langgraph.store.dynamodb.testing import drain_stream, local_endpoint
+from langgraph.store.dynamodb.testing.mock import fake_credentials_env
 
-from infra.bundling import HOST, ROOT, build
+from bench.cold_start import IMPORT_HANDLER
+from infra.bundling import (
+    HOST,
+    PACKAGE_PATH,
+    PYTHON,
+    ROOT,
+    RUNTIME,
+    build,
+    interpreter,
+    no_bytecode_warning,
+)
 
-IMPORT_HANDLER = """
-import sys, time
+MODEL = "amazon.titan-embed-text-v2:0"
+
+# Runs a Lambda invocation in the asset: the event on stdin, the response as the last line.
+RUN_HANDLER = """
+import json, sys
 sys.path.insert(0, sys.argv[1])
-started = time.perf_counter()
 import embedder.handler
-elapsed = time.perf_counter() - started
-import boto3, langgraph.store.dynamodb
-assert embedder.handler.__file__.startswith(sys.argv[1]), embedder.handler.__file__
-assert boto3.__file__.startswith(sys.argv[1]), boto3.__file__
-assert langgraph.store.dynamodb.__file__.startswith(sys.argv[1])
-print(f"{elapsed:.3f}")
+
+class Context:
+    function_name = "memory-embedder"
+    function_version = "$LATEST"
+    memory_limit_in_mb = 1024
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:memory-embedder"
+    aws_request_id = "cold-start"
+    log_group_name = "/aws/lambda/memory-embedder"
+    log_stream_name = "asset"
+
+    def get_remaining_time_in_millis(self):
+        return 60_000
+
+print(json.dumps(embedder.handler.handler(json.load(sys.stdin), Context())))
 """
 
 
-def test_handler_imports_from_the_asset_alone(tmp_path: Path) -> None:
-    """Built for this machine (the Lambda build's wheels are aarch64): `-I -S` leaves only
-    the standard library, so every import must come from the asset."""
-    asset = tmp_path / "asset"
-    build(asset, HOST)
-    assert (asset / "embedder" / "handler.py").is_file()
-    assert not (asset / "langgraph" / "store" / "dynamodb" / "testing").exists()
-    result = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", IMPORT_HANDLER, str(asset)],
+@pytest.fixture(scope="module")
+def asset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The slim asset built for this machine (the Lambda build's wheels are aarch64)."""
+    out = tmp_path_factory.mktemp("asset")
+    build(out, HOST)
+    return out
+
+
+def in_asset(
+    asset: Path, script: str, env: dict[str, str], stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """Run `script` on `asset` alone: `-I -S` leaves only the standard library on the path,
+    `-B` writes nothing into the asset (Lambda's /var/task is read-only)."""
+    return subprocess.run(
+        [sys.executable, "-I", "-S", "-B", "-c", script, str(asset)],
+        input=stdin,
         capture_output=True,
         text=True,
-        env={"PATH": os.environ.get("PATH", ""), "AWS_DEFAULT_REGION": "us-east-1"},
+        env={"PATH": os.environ.get("PATH", ""), **env},
         check=False,
     )
+
+
+def test_handler_imports_from_the_asset_alone(asset: Path) -> None:
+    assert (asset / "embedder" / "handler.py").is_file()
+    assert not (asset / PACKAGE_PATH / "testing").exists()
+    result = in_asset(asset, IMPORT_HANDLER, {"AWS_DEFAULT_REGION": "us-east-1"})
     assert result.returncode == 0, result.stderr
     print(f"cold import of embedder.handler: {float(result.stdout.split()[-1]):.2f} s")
 
 
-@pytest.mark.skipif(
-    not os.access(ROOT / ".venv" / "bin" / "python", os.X_OK),
-    reason="cdk.json runs the app from the project venv, which `make install` creates",
-)
-def test_cdk_json_synthesizes_offline_with_the_arm64_asset(tmp_path: Path) -> None:
+def test_handler_embeds_a_stream_batch_from_the_asset_alone(asset: Path) -> None:
+    """A real invocation: the records a put left on the emulated table's stream, delivered
+    as Lambda would; the handler (Bedrock through langchain_aws, DynamoDB, Powertools'
+    batch processor) runs from the asset and embeds the item."""
+    with local_endpoint(embed_stream=False) as url:
+        embed = BedrockEmbeddings(
+            model_id=MODEL, dimensions=256, region_name="us-east-1", endpoint_url=url
+        )
+        store = DynamoDBStore(
+            "memory",
+            region_name="us-east-1",
+            endpoint_url=url,
+            index={"dims": 256, "embed": embed, "fields": ["text"], "embed_on": "stream"},
+        )
+        store.setup()
+        store.put(("acme", "user-1"), "mem-1", {"text": "the proxy closes idle sockets"})
+        env = {
+            **fake_credentials_env(),
+            **consumer_env(
+                "memory", index_name=DEFAULT_INDEX_NAME, model_id=MODEL, dims=256, normalize=False
+            ),
+            "AWS_ENDPOINT_URL": url,
+        }
+        responses = []
+
+        def handler(event: dict[str, Any], context: Any) -> Any:
+            result = in_asset(asset, RUN_HANDLER, env, json.dumps(event))
+            assert result.returncode == 0, result.stderr[-4000:]
+            responses.append(json.loads(result.stdout.splitlines()[-1]))
+            return responses[-1]
+
+        report = drain_stream("memory", handler, filter_patterns=FILTER_PATTERNS)
+        assert report.ok and report.delivered == 1, report
+        assert responses == [{"batchItemFailures": []}]
+        found = store.search(("acme",), query="idle sockets", limit=1)
+        assert [item.key for item in found] == ["mem-1"]
+
+
+def test_asset_leaves_out_what_the_handler_never_imports(asset: Path) -> None:
+    for name in ("typer", "rich", "pygments", "markdown_it", "mdurl", "shellingham", "bin"):
+        assert not (asset / name).exists(), name
+    assert not list(asset.glob("typer-*.dist-info"))
+    assert not list(asset.rglob("tests")) and not list(asset.rglob("*.pyi"))
+    for left_out in ("cli", "__main__.py", "demo.py", "agent_server.py", "local_embeddings.py"):
+        assert not (asset / PACKAGE_PATH / left_out).exists(), left_out
+    # Read at import time through importlib.metadata: kept.
+    assert list(asset.glob("langchain_aws-*.dist-info/METADATA"))
+
+
+def test_every_module_of_the_asset_has_bytecode_for_its_python(asset: Path) -> None:
+    """Unchecked hash-based pycs (flags 0b01): valid whatever dates the zip gives sources."""
+    tag = sys.implementation.cache_tag
+    sources = list(asset.rglob("*.py"))
+    assert len(sources) > 1000
+    for source in sources:
+        pyc = source.parent / "__pycache__" / f"{source.stem}.{tag}.pyc"
+        assert pyc.is_file(), source
+        assert pyc.read_bytes()[4:8] == (1).to_bytes(4, "little"), pyc
+
+
+def synthesize_with_cdk_json(outdir: Path, **env: str) -> tuple[Path, str]:
+    """Run the app as `cdk.json` does, with no AWS credentials; its Lambda asset's directory
+    and the app's stderr."""
     app = json.loads((ROOT / "cdk.json").read_text())["app"]
-    env = {
+    environment = {
         key: value
         for key, value in os.environ.items()
         if not key.startswith("AWS_") and not key.startswith("CDK_")
     }
-    env.update(
-        CDK_OUTDIR=str(tmp_path),
+    environment.update(
+        CDK_OUTDIR=str(outdir),
         JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION="20",
         AWS_CONFIG_FILE="/nonexistent",
         AWS_SHARED_CREDENTIALS_FILE="/nonexistent",
         AWS_EC2_METADATA_DISABLED="true",
+        **env,
     )
     result = subprocess.run(
-        shlex.split(app), cwd=ROOT, env=env, capture_output=True, text=True, check=False
+        shlex.split(app), cwd=ROOT, env=environment, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stderr[-4000:]
-    template = json.loads((tmp_path / "LangGraphMemory.template.json").read_text())
+    template = json.loads((outdir / "LangGraphMemory.template.json").read_text())
     function = next(
         r for r in template["Resources"].values() if r["Type"] == "AWS::Lambda::Function"
     )
+    assert function["Properties"]["Runtime"] == RUNTIME.name
     key = function["Properties"]["Code"]["S3Key"]
-    asset = tmp_path / f"asset.{key.removesuffix('.zip')}"
+    asset = outdir / f"asset.{key.removesuffix('.zip')}"
     assert (asset / "embedder" / "handler.py").is_file()
-    assert (asset / "langgraph" / "store" / "dynamodb" / "consumer.py").is_file()
+    assert (asset / PACKAGE_PATH / "consumer.py").is_file()
     native = list(asset.glob("pydantic_core/*.so"))
     assert native and all("aarch64" in path.name for path in native), native
+    assert not (asset / "typer").exists() and not (asset / PACKAGE_PATH / "cli").exists()
+    return asset, result.stderr
+
+
+def warnings(outdir: Path) -> list[tuple[str, str]]:
+    """(construct path, message) of each warning annotation of the synthesized app."""
+    manifest = json.loads((outdir / "manifest.json").read_text())
+    found = []
+    for artifact in manifest["artifacts"].values():
+        metadata = artifact.get("metadata", {})
+        if "additionalMetadataFile" in artifact:
+            metadata = json.loads((outdir / artifact["additionalMetadataFile"]).read_text())
+        found += [
+            (path, entry["data"])
+            for path, entries in metadata.items()
+            for entry in entries
+            if entry["type"] == "aws:cdk:warning"
+        ]
+    return found
+
+
+needs_venv = pytest.mark.skipif(
+    not os.access(ROOT / ".venv" / "bin" / "python", os.X_OK),
+    reason="cdk.json runs the app from the project venv, which `make install` creates",
+)
+
+
+@needs_venv
+def test_cdk_json_synthesizes_offline_with_the_arm64_asset(tmp_path: Path) -> None:
+    """With bytecode for the runtime's Python when an interpreter of that version is here
+    (`make install` brings Pyodide's)."""
+    asset, _ = synthesize_with_cdk_json(tmp_path)
+    tag = f"cpython-{PYTHON.replace('.', '')}"
+    compiled = [
+        asset / PACKAGE_PATH / "__pycache__" / f"consumer.{tag}.pyc",
+        asset / "embedder" / "__pycache__" / f"handler.{tag}.pyc",
+        asset / "botocore" / "__pycache__" / f"client.{tag}.pyc",
+        asset / "langchain_aws" / "__pycache__" / f"__init__.{tag}.pyc",
+    ]
+    if interpreter(PYTHON) is None:
+        assert not list(asset.rglob("*.pyc"))
+        assert [w for w in warnings(tmp_path) if no_bytecode_warning(PYTHON) in w[1]]
+    else:
+        assert all(pyc.is_file() for pyc in compiled), compiled
+        assert not warnings(tmp_path)
+
+
+@needs_venv
+def test_without_an_interpreter_of_the_runtime_python_the_asset_has_no_bytecode_and_says_so(
+    tmp_path: Path,
+) -> None:
+    """Neither `python<version>` nor Node on PATH (jsii finds Node through JSII_NODE): the
+    asset still builds, without pycs, and a warning on the function names what to install."""
+    node = shutil.which("node")
+    assert node is not None
+    asset, stderr = synthesize_with_cdk_json(tmp_path, PATH=str(tmp_path / "empty"), JSII_NODE=node)
+    assert not list(asset.rglob("*.pyc"))
+    message = no_bytecode_warning(PYTHON)
+    assert message in stderr
+    assert [path for path, text in warnings(tmp_path) if message in text] == [
+        "/LangGraphMemory/Memory/Embedder"
+    ], warnings(tmp_path)
