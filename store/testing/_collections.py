@@ -32,7 +32,7 @@ MAX_ITEM_BYTES = 400 * 1024
 MAX_SORT_KEY_BYTES = 1024
 OVERHEAD_BYTES = 100
 
-__all__ = ["check_write"]
+__all__ = ["check_write", "note_write"]
 
 Attributes = Mapping[str, DynamoType]
 
@@ -81,7 +81,8 @@ def check_write(
     applied: bool = False,
 ) -> None:
     """Raise as DynamoDB would when writing `new` over `old` breaks an LSI limit (`applied`:
-    the table already holds `new`, and the caller rolls it back on error)."""
+    the table already holds `new`, and the caller rolls it back on error). O(1) for the
+    item-collection limit: the collection's size is kept running (`note_write`)."""
     if not table.indexes:
         return
     for index in table.indexes:
@@ -94,15 +95,58 @@ def check_write(
     growth = _footprint(table, new) - _footprint(table, old)
     if growth <= 0:
         return
-    limit = current_settings().item_collection_size_limit
-    rows = table.items.get(hash_key, {}) if table.range_key_attr else {}
-    widest = MAX_ITEM_BYTES + OVERHEAD_BYTES * (1 + len(table.indexes))
-    if (len(rows) + (0 if applied else 1)) * widest <= limit:
-        return  # cannot exceed the limit whatever the rows hold: skip the sum
-    total = sum(_footprint(table, row.attrs) for row in rows.values())
-    total += 0 if applied else growth
-    if total > limit:
+    before = _collection_bytes(table, hash_key, old, new, applied=applied)
+    if before + growth > current_settings().item_collection_size_limit:
         raise ItemCollectionSizeLimitExceeded()
+
+
+# Per table: hash key -> (rows, bytes) of its item collection, kept by `note_write`.
+_RUNNING = "_emulated_collection_bytes"
+
+
+def _running(table: Table) -> dict[DynamoType, tuple[int, int]]:
+    found: dict[DynamoType, tuple[int, int]] = table.__dict__.setdefault(_RUNNING, {})
+    return found
+
+
+def _rows(table: Table, hash_key: DynamoType) -> int:
+    return len(table.items.get(hash_key, {})) if table.range_key_attr else 0
+
+
+def _collection_bytes(
+    table: Table, hash_key: DynamoType, old: Attributes | None, new: Attributes, *, applied: bool
+) -> int:
+    """The collection's size before this write: the running figure, or (first use, or a
+    row count that disagrees with it) the sum over its rows, once."""
+    rows = _rows(table, hash_key) - (1 if applied and old is None else 0)
+    known = _running(table).get(hash_key)
+    if known is not None and known[0] == rows:
+        return known[1]
+    held = table.items.get(hash_key, {}) if table.range_key_attr else {}
+    total = sum(_footprint(table, row.attrs) for row in held.values())
+    if applied:
+        total -= _footprint(table, new) - _footprint(table, old)
+    _running(table)[hash_key] = (rows, total)
+    return total
+
+
+def note_write(
+    table: Table, hash_key: DynamoType, old: Attributes | None, new: Attributes | None
+) -> None:
+    """Keep the running size exact after a write replaced `old` by `new` (None: absent).
+    A figure that no longer matches the collection's row count is dropped (recomputed on
+    next use), so a write through a path that does not call this cannot leave it wrong."""
+    if not table.indexes or not table.range_key_attr:
+        return
+    running = _running(table)
+    known = running.get(hash_key)
+    if known is None:
+        return
+    rows = _rows(table, hash_key)
+    if known[0] != rows - (new is not None) + (old is not None):
+        del running[hash_key]
+        return
+    running[hash_key] = (rows, known[1] + _footprint(table, new) - _footprint(table, old))
 
 
 def attributes_of(raw: Mapping[str, Any]) -> dict[str, DynamoType]:

@@ -248,28 +248,43 @@ def _describe(original: Callable[..., dict[str, Any]]) -> Any:
 
 def _table_put_item(original: Callable[..., Any]) -> Any:
     def put_item(self: Table, item_attrs: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
-        if self.indexes and self.hash_key_attr in item_attrs:
-            _check_put(self, item_attrs)
-        if not v.indexes(self):
-            return original(self, item_attrs, *args, **kwargs)
-        v.validate_item(self, item_attrs)
-        old = None
-        try:
-            from moto.dynamodb.models.dynamo_type import DynamoType
-
-            hk = DynamoType(item_attrs[self.hash_key_attr])
-            rk = DynamoType(item_attrs[self.range_key_attr]) if self.range_key_attr else None
-            old = self.get_item(hk, rk)
-        except Exception:
-            return original(self, item_attrs, *args, **kwargs)
-        item = original(self, item_attrs, *args, **kwargs)
-        v.note_write(self, item.hash_key, item.range_key, old)
+        keyed = bool(self.indexes) and self.hash_key_attr in item_attrs
+        replaced = _check_put(self, item_attrs) if keyed else None
+        item = _put_vectors(self, original, item_attrs, *args, **kwargs)
+        if keyed:
+            lsi.note_write(self, item.hash_key, replaced, item.attrs)
         return item
 
     return put_item
 
 
-def _check_put(table: Table, item_attrs: dict[str, Any]) -> None:
+def _put_vectors(
+    table: Table,
+    original: Callable[..., Any],
+    item_attrs: dict[str, Any],
+    *args: Any,
+    **kwargs: Any,
+) -> Any:
+    """moto's put, plus the vector index's bookkeeping on tables that have one."""
+    if not v.indexes(table):
+        return original(table, item_attrs, *args, **kwargs)
+    v.validate_item(table, item_attrs)
+    old = None
+    try:
+        from moto.dynamodb.models.dynamo_type import DynamoType
+
+        hk = DynamoType(item_attrs[table.hash_key_attr])
+        rk = DynamoType(item_attrs[table.range_key_attr]) if table.range_key_attr else None
+        old = table.get_item(hk, rk)
+    except Exception:
+        return original(table, item_attrs, *args, **kwargs)
+    item = original(table, item_attrs, *args, **kwargs)
+    v.note_write(table, item.hash_key, item.range_key, old)
+    return item
+
+
+def _check_put(table: Table, item_attrs: dict[str, Any]) -> dict[str, Any] | None:
+    """Check the LSI limits of a put; the attributes of the row it replaces, if any."""
     from moto.dynamodb.models.dynamo_type import DynamoType
 
     new = lsi.attributes_of(item_attrs)
@@ -278,14 +293,17 @@ def _check_put(table: Table, item_attrs: dict[str, Any]) -> None:
     try:
         old = table.get_item(hk, rk)
     except Exception:
-        return  # moto rejects the malformed key itself
-    lsi.check_write(table, hk, old.attrs if old is not None else None, new)
+        return None  # moto rejects the malformed key itself
+    replaced = old.attrs if old is not None else None
+    lsi.check_write(table, hk, replaced, new)
+    return replaced
 
 
 def _table_delete_item(original: Callable[..., Any]) -> Any:
     def delete_item(self: Table, hash_key: Any, range_key: Any) -> Any:
         item = original(self, hash_key, range_key)
         if item is not None:
+            lsi.note_write(self, hash_key, item.attrs, None)
             v.note_write(self, hash_key, range_key, item)
         return item
 
@@ -319,6 +337,7 @@ def _backend_update_item(original: Callable[..., Any]) -> Any:
             if shard is not None:
                 del shard.items[n_records:]
             raise
+        lsi.note_write(table, hk, snapshot.attrs if snapshot is not None else None, item.attrs)
         if vectors:
             v.note_write(table, hk, rk, snapshot)
         return item

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import boto3
 import pytest
 from botocore.exceptions import ClientError
+from langgraph.store.dynamodb.testing import mock_aws
 
 TABLE = "lsi"
 INDEX = "by-r"
@@ -151,3 +153,43 @@ def test_a_full_item_collection_refuses_growth_only(ddb: Any) -> None:
     ddb.put_item(TableName=TABLE, Item=item("a", "k00", "0", value="y"))  # shrinks
     ddb.delete_item(TableName=TABLE, Key=item("a", "k02"))
     ddb.put_item(TableName=TABLE, Item=item("a", "new", "n", value="x" * 400))
+
+
+def test_the_collection_limit_holds_exactly_past_30000_rows() -> None:
+    """Each row below is 264 bytes to its collection by DynamoDB's rules (table row 32 +
+    index entry 32 + 100 overhead each): the limit admits exactly 30,000 of them, and the
+    size is kept running, so the 30,001st put costs no sum over the collection."""
+    per_row, rows = 32 + 32 + 2 * 100, 30_000
+    with mock_aws(item_collection_size_limit=rows * per_row + per_row - 1):
+        ddb = boto3.client("dynamodb", region_name="us-east-1")
+        create(ddb)
+
+        def row(i: int) -> dict[str, Any]:
+            return item("a", f"k{i:05d}", f"{i:05d}", value="x" * 10)  # 3 + 8 + 6 + 15
+
+        for start in range(0, rows, 25):
+            ddb.batch_write_item(
+                RequestItems={
+                    TABLE: [{"PutRequest": {"Item": row(i)}} for i in range(start, start + 25)]
+                }
+            )
+        with pytest.raises(ClientError, match="ItemCollectionSizeLimitExceededException"):
+            ddb.put_item(TableName=TABLE, Item=row(rows))
+        ddb.delete_item(TableName=TABLE, Key={"PK": {"S": "a"}, "SK": {"S": "k00000"}})
+        ddb.put_item(TableName=TABLE, Item=row(rows))  # room for exactly one again
+        with pytest.raises(ClientError, match="ItemCollectionSizeLimitExceededException"):
+            ddb.put_item(TableName=TABLE, Item=row(rows + 1))
+
+        # 263 bytes of room left; growth through UpdateItem counts twice (row and entry).
+        def grow(value: str) -> None:
+            ddb.update_item(
+                TableName=TABLE,
+                Key={"PK": {"S": "a"}, "SK": {"S": "k00001"}},
+                UpdateExpression="SET #v = :v",
+                ExpressionAttributeNames={"#v": "value"},
+                ExpressionAttributeValues={":v": {"S": value}},
+            )
+
+        grow("x" * (10 + 131))  # + 262 bytes: fits
+        with pytest.raises(ClientError, match="ItemCollectionSizeLimitExceededException"):
+            grow("x" * (10 + 132))  # + 264
