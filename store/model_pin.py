@@ -103,20 +103,24 @@ def ensure_pin(
     client: Any, table: str, index_name: str, identity: ModelIdentity, fields: tuple[str, ...]
 ) -> bool:
     """Pin `identity` if the index has no model yet (True when this call pinned it);
-    raise `ModelMismatchError` if another model is pinned."""
-    try:
-        client.put_item(
-            TableName=table,
-            Item=_pin_item(index_name, identity, fields),
-            ConditionExpression="attribute_not_exists(#pk)",
-            ExpressionAttributeNames={"#pk": PK},
-        )
-        logger.info("Pinned embedding model %s for index %s of %s", identity, index_name, table)
-        return True
-    except ClientError as error:
-        if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-            raise
+    raise `ModelMismatchError` if another model is pinned. Reads first, so a pinned
+    table is never written: a principal without write access to the pin row (a read-only
+    grant, a tenant's policy) can run `setup()`."""
     pin = read_pin(client, table, index_name)
+    if pin is None:
+        try:
+            client.put_item(
+                TableName=table,
+                Item=_pin_item(index_name, identity, fields),
+                ConditionExpression="attribute_not_exists(#pk)",
+                ExpressionAttributeNames={"#pk": PK},
+            )
+            logger.info("Pinned embedding model %s for index %s of %s", identity, index_name, table)
+            return True
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+        pin = read_pin(client, table, index_name)  # pinned concurrently
     if pin is not None:
         check_pin(table, index_name, pin, identity)
     return False

@@ -355,11 +355,12 @@ class DynamoDBStore(BaseStore):
         if self._model_checked or self._index is None:
             return
         index = self._index
-        pin = read_pin(self._client, self.table_name, index.index_name)
-        if pin is not None:
-            check_pin(self.table_name, index.index_name, pin, index.model)
-        elif writes:
+        if writes:
             ensure_pin(self._client, self.table_name, index.index_name, index.model, index.fields)
+        else:
+            pin = read_pin(self._client, self.table_name, index.index_name)
+            if pin is not None:
+                check_pin(self.table_name, index.index_name, pin, index.model)
         self._model_checked = True
 
     def _semantic_namespaces(self, ops: list[Op]) -> dict[Namespace, list[Namespace]]:
