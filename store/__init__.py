@@ -1,12 +1,13 @@
 """Serverless long-term memory for LangGraph agents on one DynamoDB table."""
 
-from .errors import NamespaceFullError, TableNotFoundError
+from .errors import AccessDeniedError, NamespaceFullError, TableNotFoundError
 from .model_pin import ModelMismatchError
 from .reindex import ReindexProgress, ReindexSummary, reindex
 from .store import DynamoDBStore
 from .vector_index import VectorIndexUnsupportedError
 
 __all__ = [
+    "AccessDeniedError",
     "DynamoDBStore",
     "ModelMismatchError",
     "NamespaceFullError",

@@ -3,18 +3,31 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from .keys import Namespace
+from .permissions import Component, actions
 
 COLLECTION_FULL = "ItemCollectionSizeLimitExceededException"
+ACCESS_DENIED = "AccessDeniedException"
+# How AWS words a denial: "User: <arn> is not authorized to perform: <action> on resource:
+# <arn> because ...".
+_DENIAL = re.compile(
+    r"User: (?P<principal>\S+) is not authorized to perform: (?P<action>[\w:-]+)"
+    r"(?: on resource: (?P<resource>\S+))?"
+)
 
 
 class TableNotFoundError(LookupError):
     """The store's DynamoDB table does not exist where the client looks for it."""
+
+
+class AccessDeniedError(PermissionError):
+    """AWS refused one of the store's requests: its credentials lack the IAM permission."""
 
 
 class NamespaceFullError(RuntimeError):
@@ -37,6 +50,41 @@ def table_must_exist(client: Any, table: str) -> Iterator[None]:
             f"(endpoint {meta.endpoint_url}). Call store.setup() once to create it (or deploy "
             "the CDK stack), or check table_name, region_name and endpoint_url."
         ) from error
+
+
+@contextlib.contextmanager
+def access_must_be_granted(table: str) -> Iterator[None]:
+    """Turn AWS's `AccessDeniedException` into an `AccessDeniedError` naming the action,
+    the table and the grant that allows it; the original is its cause."""
+    try:
+        yield
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") != ACCESS_DENIED:
+            raise
+        raise AccessDeniedError(_denied(error, table)) from error
+
+
+def _denied(error: ClientError, table: str) -> str:
+    found = _DENIAL.search(error.response["Error"].get("Message", ""))
+    action = found["action"] if found else error.operation_name
+    who = f" to {found['principal']}" if found else ""
+    on = f" (resource {found['resource']})" if found and found["resource"] else ""
+    if action in set(actions(Component.STORE)) - set(actions(Component.STORE_READ)):
+        fix = (
+            "It is a write, which a read-only grant does not allow: grant the store's write "
+            "actions, with the CDK construct MemoryBackend.grant_memory_access(role) without "
+            "read_only=True, or the policy `dynamodb-memory policy store` prints."
+        )
+    else:
+        fix = (
+            "Grant the store what it needs: with the CDK construct "
+            "MemoryBackend.grant_memory_access(role), or the policy `dynamodb-memory policy "
+            "store` (or `store-read-only`) prints."
+        )
+    return (
+        f"AWS denied {action} on the store's table {table!r}{on}{who}. {fix} A role with "
+        "iam.tenant_policy is also denied outside its tenant's namespaces."
+    )
 
 
 def raise_if_collection_full(error: ClientError, namespaces: Iterable[Namespace]) -> None:

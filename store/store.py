@@ -29,7 +29,7 @@ from langgraph.store.base import (
 
 from . import clock, dynamo, table
 from .embedding import EmbeddingPlan, attach_vectors, check_vectors, plan_embeddings
-from .errors import table_must_exist
+from .errors import access_must_be_granted, table_must_exist
 from .filters import validate_filter
 from .index_config import DEFAULT_MAX_FANOUT, DynamoIndexConfig, IndexSettings, parse_index_config
 from .keys import Namespace, normalize_op, validate_op
@@ -213,23 +213,25 @@ class DynamoDBStore(BaseStore):
         it is ACTIVE, done backfilling and answering searches; refuses an existing index
         whose immutable settings disagree. Pins the embedding model in the table on first
         use and refuses another one (`ModelMismatchError`). Idempotent and safe to run from
-        several processes."""
-        table.ensure_table(self._client, self.table_name, table_spec(self._index))
-        if self._index:
-            ensure_index(self._client, self.table_name, self._index, timeout=timeout)
-            index = self._index
-            pinned = ensure_pin(
-                self._client, self.table_name, index.index_name, index.model, index.fields
-            )
-            self._model_checked = True
-            if pinned and self._registry.has_namespaces():
-                logger.warning(
-                    "Table %s already holds items written before vector index %s existed: "
-                    "they are not searchable until embedded. Run "
-                    "langgraph.store.dynamodb.reindex(store) once to embed them.",
-                    self.table_name,
-                    index.index_name,
+        several processes. A permission the store's credentials lack raises
+        `AccessDeniedError` naming it, as every operation does."""
+        with access_must_be_granted(self.table_name):
+            table.ensure_table(self._client, self.table_name, table_spec(self._index))
+            if self._index:
+                ensure_index(self._client, self.table_name, self._index, timeout=timeout)
+                index = self._index
+                pinned = ensure_pin(
+                    self._client, self.table_name, index.index_name, index.model, index.fields
                 )
+                self._model_checked = True
+                if pinned and self._registry.has_namespaces():
+                    logger.warning(
+                        "Table %s already holds items written before vector index %s existed: "
+                        "they are not searchable until embedded. Run "
+                        "langgraph.store.dynamodb.reindex(store) once to embed them.",
+                        self.table_name,
+                        index.index_name,
+                    )
 
     async def asetup(self, *, timeout: float = 1800.0) -> None:
         """Async `setup`."""
@@ -242,7 +244,10 @@ class DynamoDBStore(BaseStore):
         state before the batch's writes, the last write to a key wins. Every op is
         validated before any I/O."""
         self._check_open()
-        with table_must_exist(self._client, self.table_name):
+        with (
+            table_must_exist(self._client, self.table_name),
+            access_must_be_granted(self.table_name),
+        ):
             return self._on_pool(self._batch, list(ops))
 
     def _batch(self, ops: Iterable[Op]) -> list[Result]:
@@ -267,7 +272,10 @@ class DynamoDBStore(BaseStore):
         never blocks. Cancelled once its requests have started, a batch still runs to the
         end (no half-applied write), and the cancellation is raised when it is done."""
         self._check_open()
-        with table_must_exist(self._client, self.table_name):
+        with (
+            table_must_exist(self._client, self.table_name),
+            access_must_be_granted(self.table_name),
+        ):
             return await self._abatch(list(ops))
 
     async def _abatch(self, ops: list[Op]) -> list[Result]:
@@ -347,11 +355,12 @@ class DynamoDBStore(BaseStore):
         if self._model_checked or self._index is None:
             return
         index = self._index
-        pin = read_pin(self._client, self.table_name, index.index_name)
-        if pin is not None:
-            check_pin(self.table_name, index.index_name, pin, index.model)
-        elif writes:
+        if writes:
             ensure_pin(self._client, self.table_name, index.index_name, index.model, index.fields)
+        else:
+            pin = read_pin(self._client, self.table_name, index.index_name)
+            if pin is not None:
+                check_pin(self.table_name, index.index_name, pin, index.model)
         self._model_checked = True
 
     def _semantic_namespaces(self, ops: list[Op]) -> dict[Namespace, list[Namespace]]:

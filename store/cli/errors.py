@@ -20,7 +20,7 @@ from langgraph.store.base import InvalidNamespaceError
 from rich.console import Console
 
 from ..config import ConfigError
-from ..errors import TableNotFoundError
+from ..errors import AccessDeniedError, TableNotFoundError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -64,6 +64,8 @@ def explain(error: BaseException) -> tuple[str, int] | None:
             "Check --endpoint-url / AWS_ENDPOINT_URL.",
             ENVIRONMENT,
         )
+    if isinstance(error, AccessDeniedError):
+        return str(error), ENVIRONMENT
     if isinstance(error, ClientError):
         detail = error.response.get("Error", {})
         return f"AWS error {detail.get('Code')}: {detail.get('Message')}", ENVIRONMENT

@@ -8,7 +8,8 @@ keys-only row before applying the update), a rejected UpdateItem leaves the item
 was, and the item size limit is DynamoDB's 409,600 bytes counted with DynamoDB's rules
 (`store.values`). Others change only how much work moto does, never its answers: a Query
 reads only its partition (`_partition_query`), and Scans, copies and projections skip
-moto's per-item overheads (`_read_speed`).
+moto's per-item overheads (`_read_speed`). With IAM enforced, DynamoDB, Streams and Bedrock
+requests are authorized against the resources AWS authorizes (`_iam`).
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
 from moto.dynamodb.models.table import LocalSecondaryIndex, Table
 from moto.dynamodb.responses import DynamoHandler, DynamoResult
+from moto.dynamodbstreams import urls as streams_urls
 from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
 
 from ..values import MAX_ITEM_BYTES, attribute_size
 from . import _collections as lsi
-from . import _lsi_fetch
+from . import _iam, _lsi_fetch
 from . import _vector as v
 from ._bedrock import install as install_bedrock
 from ._errors import ValidationError, limit_exceeded_one_online_index
@@ -47,6 +49,8 @@ SEARCH_URL_BASES = (
     # account-based endpoint botocore picks when TableName is an ARN
     r"https?://(.+)\.search-ddb\.(.+)\.amazonaws\.com",
 )
+# account-based endpoint botocore picks for Streams requests naming a StreamArn
+STREAMS_URL_BASES = (r"https?://(.+)\.streams-ddb\.(.+)\.amazonaws\.com",)
 _installed = False
 
 __all__ = ["install"]
@@ -62,12 +66,16 @@ def _wrap(owner: Any, name: str, make: Callable[[Any], Any]) -> None:
     setattr(owner, name, wrapped)
 
 
-def _register_search_host() -> None:
-    for base in SEARCH_URL_BASES:
-        if not any(p.pattern == base for _, p in backend_index.backend_url_patterns):
-            backend_index.backend_url_patterns.insert(0, ("dynamodb", re.compile(base)))
-        if base not in dynamodb_urls.url_bases:
-            dynamodb_urls.url_bases.append(base)
+def _register_hosts() -> None:
+    for service, urls, bases in (
+        ("dynamodb", dynamodb_urls, SEARCH_URL_BASES),
+        ("dynamodbstreams", streams_urls, STREAMS_URL_BASES),
+    ):
+        for base in bases:
+            if not any(p.pattern == base for _, p in backend_index.backend_url_patterns):
+                backend_index.backend_url_patterns.insert(0, (service, re.compile(base)))
+            if base not in urls.url_bases:
+                urls.url_bases.append(base)
 
 
 # --------------------------------------------------------------------------- handler
@@ -405,11 +413,16 @@ PATCHES: tuple[tuple[Any, str, tuple[str, ...], Callable[[Any], Any]], ...] = (
         ("self", "serialized", "value", "shape", "key"),
         wire_attribute_values,
     ),
+    *(
+        (handler, _iam.AUTHORIZE, ("self", "resource"), _iam.authorize_each(found, prefix, code))
+        for handler, found, prefix, code in _iam.HANDLERS
+    ),
 )
 check_targets(
     [
         (backend_index, "backend_url_patterns", ()),
         (dynamodb_urls, "url_bases", ()),
+        (streams_urls, "url_bases", ()),
         (DynamoHandler, "dynamodb_backend", ()),
         (LimitedSizeDict, "__setitem__", ("self", "key", "value")),
         *((owner, name, parameters) for owner, name, parameters, _ in PATCHES),
@@ -420,10 +433,12 @@ check_targets(
 def install() -> None:
     """Apply every patch (idempotent; safe to call on every mock start)."""
     global _installed
-    _register_search_host()
+    _register_hosts()
     if _installed:
         return
     DynamoHandler.search_vectors = _search_vectors  # type: ignore[attr-defined]
+    for handler, resources, _, _ in _iam.HANDLERS:
+        handler._determine_resource = _iam.determine_resource(resources)
     for owner, name, _, make in PATCHES:
         _wrap(owner, name, make)
     LimitedSizeDict.__setitem__ = _limited_setitem  # type: ignore[method-assign]

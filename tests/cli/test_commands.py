@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from langgraph.store.dynamodb import AccessDeniedError
+from langgraph.store.dynamodb.cli.errors import ENVIRONMENT, explain
 
 from tests.cli.conftest import Cli, Server
 
@@ -149,6 +151,11 @@ def test_missing_credentials_and_region_are_explained(cli: Cli, tmp_path: Path) 
     assert result.exit_code == 3 and "No AWS credentials" in result.stderr
     result = cli("status", env={"AWS_DEFAULT_REGION": "", "AWS_CONFIG_FILE": nowhere})
     assert result.exit_code == 3 and "No AWS region" in result.stderr
+
+
+def test_a_denied_request_is_explained_as_a_missing_permission() -> None:
+    denied = AccessDeniedError("AWS denied dynamodb:PutItem on the store's table 'mem'.")
+    assert explain(denied) == (str(denied), ENVIRONMENT)  # not as a file error
 
 
 def test_console_script_and_module_run_without_traceback(server: Server) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
-from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb import AccessDeniedError, DynamoDBStore
 from langgraph.store.dynamodb.consumer import StreamConsumer, filter_criteria
 from langgraph.store.dynamodb.keys import MAX_SORT_KEY_BYTES
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, drain_stream, expire_ttl_items
@@ -92,7 +92,7 @@ def test_a_batch_whose_put_chunk_fails_still_forgets_the_namespaces_it_emptied(
     fail_requests(failing.client, "AccessDeniedException", when=puts_fail_late)
     ops: list[PutOp] = [PutOp(("kept",), f"k{i}", {"v": i}) for i in range(25)]
     ops.append(PutOp(("gone",), "only", None))
-    with pytest.raises(ClientError, match="AccessDenied"):
+    with pytest.raises(AccessDeniedError, match="AWS denied BatchWriteItem"):
         failing.batch(ops)
     assert kv.get(("gone",), "only") is None  # the delete chunk went through
     assert kv.list_namespaces() == []

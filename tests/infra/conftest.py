@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,10 +46,15 @@ class Synthesized:
         return report
 
 
-def synthesize(outdir: Path, **context: Any) -> Synthesized:
-    """Synthesize the app as `cdk.json` runs it (nag included), with context settings."""
+def synthesize(
+    outdir: Path, extend: Callable[[MemoryStack], None] | None = None, **context: Any
+) -> Synthesized:
+    """Synthesize the app as `cdk.json` runs it (nag included), with context settings;
+    `extend` adds constructs to the stack first."""
     app = App(outdir=str(outdir), context={**NO_BUNDLING, **context})
     stack = build(app)
+    if extend is not None:
+        extend(stack)
     app.synth()  # runs the cdk-nag plugin; raises on unacknowledged findings
     return Synthesized(stack, Template.from_stack(stack), outdir)
 

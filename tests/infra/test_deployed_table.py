@@ -4,34 +4,16 @@ consumer configured exactly as the template configures the Lambda."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_aws import BedrockEmbeddings
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.consumer import consumer_from_env
 from langgraph.store.dynamodb.testing import drain_stream, mock_aws
 
 from .conftest import Synthesized
+from .emulated_stack import create_table
 
 TABLE = "deployed-memory"
 NS = ("memories", "acme-corp", "user-8812")
-
-
-def create_table_from_template(client: Any, properties: dict[str, Any]) -> None:
-    """CreateTable (and UpdateTimeToLive) with what CloudFormation would create."""
-    params = {
-        name: properties[name]
-        for name in ("AttributeDefinitions", "KeySchema", "BillingMode", "VectorIndexes")
-    }
-    if "LocalSecondaryIndexes" in properties:
-        params["LocalSecondaryIndexes"] = properties["LocalSecondaryIndexes"]
-    stream = properties["StreamSpecification"]
-    params["StreamSpecification"] = {"StreamEnabled": True, **stream}
-    client.create_table(TableName=TABLE, **params)
-    client.get_waiter("table_exists").wait(TableName=TABLE)
-    client.update_time_to_live(
-        TableName=TABLE, TimeToLiveSpecification=properties["TimeToLiveSpecification"]
-    )
 
 
 def test_store_accepts_the_deployed_table_and_the_consumer_embeds(
@@ -52,7 +34,7 @@ def test_store_accepts_the_deployed_table_and_the_consumer_embeds(
         store = DynamoDBStore(
             TABLE, region_name="us-east-1", index={**config["index"], "embed": embed}
         )
-        create_table_from_template(store.client, table)
+        create_table(store.client, TABLE, table)
         changes: list[str] = []
         for operation in ("CreateTable", "UpdateTable", "UpdateTimeToLive"):
             store.client.meta.events.register(

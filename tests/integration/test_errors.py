@@ -11,7 +11,7 @@ from botocore.awsrequest import AWSResponse
 from botocore.config import Config
 from botocore.exceptions import ClientError
 from botocore.retries.standard import ExponentialBackoff
-from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb import AccessDeniedError, DynamoDBStore
 from langgraph.store.dynamodb.testing import LexicalEmbeddings
 
 
@@ -97,8 +97,9 @@ def test_access_denied_raises_at_once(kv_store: DynamoDBStore, read: str) -> Non
     )
     kv_store.put(("a",), "k", {"v": 1})
     attempts = _fail_every_call(store, "AccessDeniedException", 400, FAILING.get(read))
-    with pytest.raises(ClientError, match="AccessDeniedException"):
+    with pytest.raises(AccessDeniedError, match="on the store's table 'memory'") as denied:
         READS[read](store)
+    assert isinstance(denied.value.__cause__, ClientError)
     assert len(attempts) == FIRST_REQUESTS.get(read, 1)  # each sent once, never retried
     if read in FAILING:
         assert attempts == [FAILING[read]]
@@ -106,7 +107,7 @@ def test_access_denied_raises_at_once(kv_store: DynamoDBStore, read: str) -> Non
 
 def test_write_failures_raise(kv_store: DynamoDBStore) -> None:
     _fail_every_call(kv_store, "AccessDeniedException", 400)
-    with pytest.raises(ClientError, match="AccessDeniedException"):
+    with pytest.raises(AccessDeniedError, match="AWS denied UpdateItem"):
         kv_store.put(("a",), "k", {"v": 1})
     # Nothing was written: another client sees no item and no namespace.
     other = DynamoDBStore("memory", region_name="us-east-1")

@@ -1,0 +1,165 @@
+"""IAM enforced on the emulation: DynamoDB, Streams and Bedrock runtime requests are
+authorized against the resource AWS authorizes (the table, the index a request names, the
+stream, the model), and a denial is AWS's `AccessDeniedException` naming that resource."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+from langgraph.store.dynamodb.testing import mock_aws
+from langgraph.store.dynamodb.testing.mock import fake_credentials_env, patched_env
+from moto.core.authorization import enable_iam_authentication
+
+from tests.emulator.conftest import INDEX, TABLE, create_table, index_spec, local_index, qvec
+
+OTHER = "other-memories"
+ARN = "arn:aws:dynamodb:us-east-1:123456789012:table/"
+MODEL = "amazon.titan-embed-text-v2:0"
+MODEL_ARN = f"arn:aws:bedrock:us-east-1::foundation-model/{MODEL}"
+KEY = {"PK": {"S": "a"}, "SK": {"S": "1"}}
+
+
+@pytest.fixture
+def stream_arns() -> Iterator[dict[str, str]]:
+    """Two tables with a local index, a vector index and a stream; their stream ARNs."""
+    with patched_env(fake_credentials_env("us-east-1")), mock_aws():
+        ddb = boto3.client("dynamodb")
+        found = {}
+        for name in (TABLE, OTHER):
+            created = create_table(
+                ddb,
+                name=name,
+                indexes=[index_spec()],
+                extra_attrs=["n"],
+                LocalSecondaryIndexes=[local_index("by_n", "n", {"ProjectionType": "ALL"})],
+                StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
+            )
+            ddb.put_item(TableName=name, Item=KEY)
+            found[name] = created["TableDescription"]["LatestStreamArn"]
+        yield found
+
+
+def principal(*statements: tuple[list[str], list[str]]) -> boto3.Session:
+    """A role allowed `(actions, resources)` pairs, as an assumed-role session."""
+    iam = boto3.client("iam")
+    trust = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Principal": {"AWS": "arn:aws:iam::123456789012:root"},
+                "Action": "sts:AssumeRole",
+            }
+        ],
+    }
+    role = iam.create_role(RoleName="app", AssumeRolePolicyDocument=json.dumps(trust))["Role"]
+    policy = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Action": actions, "Resource": resources}
+            for actions, resources in statements
+        ],
+    }
+    iam.put_role_policy(RoleName="app", PolicyName="grant", PolicyDocument=json.dumps(policy))
+    keys = boto3.client("sts").assume_role(RoleArn=role["Arn"], RoleSessionName="test")
+    credentials = keys["Credentials"]
+    return boto3.Session(
+        aws_access_key_id=credentials["AccessKeyId"],
+        aws_secret_access_key=credentials["SecretAccessKey"],
+        aws_session_token=credentials["SessionToken"],
+        region_name="us-east-1",
+    )
+
+
+def denied_on(call: Any, **kwargs: Any) -> str:
+    """The resource a denied request names."""
+    with pytest.raises(ClientError) as error:
+        call(**kwargs)
+    assert error.value.response["Error"]["Code"] == "AccessDeniedException"
+    message: str = error.value.response["Error"]["Message"]
+    assert "is not authorized to perform: " in message, message
+    return message.split(" on resource: ")[1].split(" because ")[0]
+
+
+def search(ddb: Any, table: str = TABLE) -> Any:
+    return ddb.search_vectors(
+        TableName=table,
+        IndexName=INDEX,
+        SearchVector=qvec([1, 0, 0, 0]),
+        TopK=1,
+        SearchConditionExpression="PK = :p",
+        ExpressionAttributeValues={":p": {"S": "a"}},
+    )
+
+
+def by_n(ddb: Any) -> Any:
+    return ddb.query(
+        TableName=TABLE,
+        IndexName="by_n",
+        KeyConditionExpression="PK = :p",
+        ExpressionAttributeValues={":p": {"S": "a"}},
+    )
+
+
+def test_a_table_grant_covers_that_table_and_not_its_indexes(stream_arns: dict[str, str]) -> None:
+    actions = [
+        "dynamodb:GetItem",
+        "dynamodb:BatchGetItem",
+        "dynamodb:Query",
+        "dynamodb:SearchVectors",
+    ]
+    session = principal((actions, [ARN + TABLE]))
+    with enable_iam_authentication():
+        ddb = session.client("dynamodb")
+        assert ddb.get_item(TableName=TABLE, Key=KEY)["Item"] == KEY
+        assert ddb.get_item(TableName=ARN + TABLE, Key=KEY)["Item"] == KEY
+        assert ddb.batch_get_item(RequestItems={TABLE: {"Keys": [KEY]}})["Responses"][TABLE]
+        assert denied_on(ddb.get_item, TableName=OTHER, Key=KEY) == ARN + OTHER
+        both = {TABLE: {"Keys": [KEY]}, OTHER: {"Keys": [KEY]}}
+        assert denied_on(ddb.batch_get_item, RequestItems=both) == ARN + OTHER
+        assert denied_on(by_n, ddb=ddb) == f"{ARN}{TABLE}/index/by_n"
+        assert denied_on(search, ddb=ddb) == f"{ARN}{TABLE}/index/{INDEX}"
+
+
+def test_an_index_grant_covers_that_index_and_not_its_table(stream_arns: dict[str, str]) -> None:
+    session = principal(
+        (["dynamodb:Query"], [f"{ARN}{TABLE}/index/by_n"]),
+        (["dynamodb:SearchVectors"], [f"{ARN}{TABLE}/index/{INDEX}"]),
+    )
+    with enable_iam_authentication():
+        ddb = session.client("dynamodb")
+        assert by_n(ddb)["Count"] == 0  # the item has no `n`: not in the sparse index
+        assert search(ddb)["SearchResults"] == []
+        query = {
+            "KeyConditionExpression": "PK = :p",
+            "ExpressionAttributeValues": {":p": {"S": "a"}},
+        }
+        assert denied_on(ddb.query, TableName=TABLE, **query) == ARN + TABLE
+
+
+def test_stream_and_model_grants(stream_arns: dict[str, str]) -> None:
+    reads = ["dynamodb:DescribeStream", "dynamodb:GetShardIterator", "dynamodb:GetRecords"]
+    session = principal((reads, [stream_arns[TABLE]]), (["bedrock:InvokeModel"], [MODEL_ARN]))
+    with enable_iam_authentication():
+        reader = session.client("dynamodbstreams")
+        arn = stream_arns[TABLE]
+        [shard] = reader.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]
+        iterator = reader.get_shard_iterator(
+            StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
+        )["ShardIterator"]
+        assert len(reader.get_records(ShardIterator=iterator)["Records"]) == 1
+        assert denied_on(reader.describe_stream, StreamArn=stream_arns[OTHER]) == stream_arns[OTHER]
+        assert denied_on(reader.list_streams) == "*"
+        bedrock = session.client("bedrock-runtime")
+        body = json.dumps({"inputText": "hello", "dimensions": 256})
+        for model in (MODEL, MODEL_ARN):
+            assert bedrock.invoke_model(modelId=model, body=body)["body"].read()
+        v1 = "amazon.titan-embed-text-v1"
+        assert denied_on(bedrock.invoke_model, modelId=v1, body=body) == MODEL_ARN.replace(
+            MODEL, v1
+        )
