@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 from langgraph.store.base import MatchCondition
 
@@ -38,17 +38,56 @@ def condition_matches(condition: MatchCondition, namespace: Namespace) -> bool:
     return all(p in (WILDCARD, n) for p, n in zip(path, window, strict=True))
 
 
-def select(
-    namespaces: Iterable[Namespace],
-    conditions: Sequence[MatchCondition],
-    max_depth: int | None,
-    limit: int,
-    offset: int,
-) -> list[Namespace]:
-    """Apply conditions, truncate to `max_depth`, de-duplicate, sort, then page."""
-    kept = {
-        ns[:max_depth] if max_depth is not None else ns
-        for ns in namespaces
-        if all(condition_matches(c, ns) for c in conditions)
-    }
-    return sorted(kept)[offset : offset + limit]
+class Page:
+    """One page of `list_namespaces`, filled from namespaces offered in sorted order: it
+    applies the conditions, truncates to `max_depth` and de-duplicates as it goes, asks
+    whether a namespace is alive only when it would be returned, and is `full` once it
+    holds `offset + limit` answers, so the reader can stop there."""
+
+    def __init__(
+        self,
+        conditions: Sequence[MatchCondition],
+        max_depth: int | None,
+        limit: int,
+        offset: int,
+    ) -> None:
+        self.conditions = list(conditions)
+        self.max_depth = max_depth
+        self.limit = limit
+        self.offset = offset
+        self._found: list[Namespace] = []
+
+    @property
+    def full(self) -> bool:
+        return len(self._found) >= self.offset + self.limit
+
+    @property
+    def result(self) -> list[Namespace]:
+        return self._found[self.offset : self.offset + self.limit]
+
+    def wants(self, group: Namespace) -> bool:
+        """Whether namespaces starting with `group` (a registry group) could still add an
+        answer: not when a prefix condition rules its labels out, nor when every one of
+        them truncates to the answer already last found."""
+        for condition in self.conditions:
+            if condition.match_type == "prefix" and not all(
+                p in (WILDCARD, g) for p, g in zip(condition.path, group, strict=False)
+            ):
+                return False
+        depth = self.max_depth
+        return not (
+            depth is not None
+            and depth <= len(group)
+            and self._found
+            and self._found[-1] == group[:depth]
+        )
+
+    def offer(self, namespace: Namespace, alive: Callable[[], bool]) -> None:
+        """Consider the next namespace (each no smaller than the last)."""
+        if self.full or not all(condition_matches(c, namespace) for c in self.conditions):
+            return
+        shown = namespace[: self.max_depth] if self.max_depth is not None else namespace
+        if self._found and self._found[-1] == shown:
+            return
+        if alive():
+            self._found.append(shown)

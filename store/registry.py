@@ -21,6 +21,7 @@ put racing the removal is never left unregistered.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 from collections.abc import Iterable
@@ -43,6 +44,7 @@ from .keys import (
     registry_prefix,
     registry_sort_key,
 )
+from .namespaces import Page
 from .ttl import EXPIRES_AT
 
 logger = logging.getLogger(__name__)
@@ -50,6 +52,8 @@ logger = logging.getLogger(__name__)
 EMPTIED_AT = "emptied_at"
 HAS_TTL = "has_ttl"
 CACHE_SECONDS = 300.0
+# Group partitions a listing reads at once while its page needs more answers.
+PREFETCH = 4
 GRACE_SECONDS = 900.0
 
 
@@ -135,10 +139,31 @@ class Registry:
         holding TTL items are checked against their partition (with `omit_expired_at`,
         only items unexpired at that time count)."""
         rows = self.rows(prefix)
-        suspect = [row for row in rows if EMPTIED_AT in row or row.get(HAS_TTL)]
-        verdicts = dynamo.parallel_map(lambda row: self._verify(row, omit_expired_at), suspect)
-        dead = {row[SK] for row, live in zip(suspect, verdicts, strict=True) if not live}
-        return [namespace_of_registry_key(row[SK]) for row in rows if row[SK] not in dead]
+        verdicts = dynamo.parallel_map(lambda row: self._alive(row, omit_expired_at), rows)
+        return [
+            namespace_of_registry_key(row[SK])
+            for row, live in zip(rows, verdicts, strict=True)
+            if live
+        ]
+
+    def fill(self, page: Page, prefix: Namespace, *, omit_expired_at: float | None) -> None:
+        """Offer `page` the namespaces at or below `prefix` in sorted order, reading group
+        partitions only while it needs more (`PREFETCH` at a time) and verifying only the
+        rows it would return: a page costs the list of groups plus about one Query per
+        answer, whatever the number of tenants."""
+        groups = (group for group in self._groups(prefix) if page.wants(group))
+        while not page.full:
+            batch = list(itertools.islice(groups, PREFETCH))
+            if not batch:
+                return
+            for rows in dynamo.parallel_map(lambda g: self._group_rows(g, prefix), batch):
+                for row in rows:
+                    page.offer(
+                        namespace_of_registry_key(row[SK]),
+                        lambda row=row: self._alive(row, omit_expired_at),  # type: ignore[misc]
+                    )
+                    if page.full:
+                        return
 
     def candidates(self, prefix: Namespace) -> list[Namespace]:
         """Every registered namespace at or below `prefix`, unverified (a superset)."""
@@ -155,15 +180,31 @@ class Registry:
         return bool(response.get("Items"))
 
     def rows(self, prefix: Namespace) -> list[dict[str, Any]]:
-        """The registry rows at or below `prefix`: one paginated Query of its group's
-        partition, or, for a prefix shorter than a group, the groups under it and then
-        each group's partition (concurrently)."""
-        if len(prefix) >= GROUP_LABELS:
-            return self._query(registry_partition(prefix), registry_prefix(prefix))
-        groups = self._query(GROUPS_PK, registry_prefix(prefix))
-        partitions = [registry_partition(namespace_of_registry_key(g[SK])) for g in groups]
-        found = dynamo.parallel_map(lambda pk: self._query(pk, ""), partitions)
+        """The registry rows at or below `prefix`, in namespace order: one paginated Query
+        of its group's partition, or, for a prefix shorter than a group, the groups under
+        it and then each group's partition (concurrently)."""
+        found = dynamo.parallel_map(lambda g: self._group_rows(g, prefix), self._groups(prefix))
         return [row for rows in found for row in rows]
+
+    def _groups(self, prefix: Namespace) -> list[Namespace]:
+        """The groups holding the namespaces at or below `prefix`, in namespace order (the
+        namespaces of two groups never interleave in that order)."""
+        if len(prefix) >= GROUP_LABELS:
+            return [group_of(prefix)]
+        rows = self._query(GROUPS_PK, registry_prefix(prefix))
+        return sorted(namespace_of_registry_key(row[SK]) for row in rows)
+
+    def _group_rows(self, group: Namespace, prefix: Namespace) -> list[dict[str, Any]]:
+        """The rows of one group's partition at or below `prefix`, in namespace order
+        (sort-key order differs where a label holds a character below the separator)."""
+        start = registry_prefix(prefix) if len(prefix) >= GROUP_LABELS else ""
+        rows = self._query(registry_partition(group), start)
+        return sorted(rows, key=lambda row: namespace_of_registry_key(row[SK]))
+
+    def _alive(self, row: dict[str, Any], at: float | None) -> bool:
+        """Whether a row's namespace holds items: rows marked emptied or holding TTL items
+        are verified against their partition."""
+        return not (EMPTIED_AT in row or row.get(HAS_TTL)) or self._verify(row, at)
 
     def _query(self, partition: str, start: str) -> list[dict[str, Any]]:
         kwargs: dict[str, Any] = {

@@ -35,7 +35,7 @@ from .index_config import DEFAULT_MAX_FANOUT, DynamoIndexConfig, IndexSettings, 
 from .keys import Namespace, normalize_op, validate_op
 from .kv_search import search_rows
 from .model_pin import check_pin, ensure_pin, read_pin
-from .namespaces import literal_prefix, select
+from .namespaces import Page, literal_prefix
 from .registry import Registry
 from .rows import (
     READ_NAMES,
@@ -488,10 +488,9 @@ class DynamoDBStore(BaseStore):
 
         def answer_list(i: int, op: ListNamespacesOp) -> None:
             conditions = list(op.match_conditions or ())
-            candidates = self._registry.namespaces(
-                literal_prefix(conditions), omit_expired_at=omit_at
-            )
-            results[i] = select(candidates, conditions, op.max_depth, op.limit, op.offset)
+            page = Page(conditions, op.max_depth, op.limit, op.offset)
+            self._registry.fill(page, literal_prefix(conditions), omit_expired_at=omit_at)
+            results[i] = page.result
 
         if gets:
             tasks.append(answer_gets)

@@ -11,6 +11,7 @@ from langgraph.store.dynamodb.registry import CACHE_SECONDS, GRACE_SECONDS
 from langgraph.store.dynamodb.testing import mock_aws
 from langgraph.store.memory import InMemoryStore
 
+from bench.fill import replicate
 from tests.support import FakeClock, RequestCounter
 
 NAMESPACES = [
@@ -187,3 +188,37 @@ def test_the_grace_period_keeps_a_racing_put_registered(clock: FakeClock) -> Non
         a.put(ns, "3", {"v": 1})
         assert b.list_namespaces() == [ns]
         assert a.list_namespaces() == [ns]
+
+
+def _listing_costs(tenants: int, *, ttl: float | None) -> dict[str, tuple[int, list[Any]]]:
+    """Requests and answers of a page of 10 (root, under a prefix, at depth 2) on a table
+    of `tenants` tenants with one namespace each (one written through the store, copied
+    row for row to the others: `bench.fill`)."""
+    with mock_aws():
+        store = DynamoDBStore("memory", region_name="us-east-1")
+        store.setup()
+        store.put(("memories", "t00000", "u"), "k", {"v": 0}, ttl=ttl)  # the template
+        replicate("memory", {"t00000": [f"t{n:05}" for n in range(1, tenants)]})
+        store.put(("memories",), "root", {"v": 1})
+        counter = RequestCounter(store.client)
+        pages = {
+            "root": lambda: store.list_namespaces(limit=10),
+            "prefix": lambda: store.list_namespaces(prefix=("memories",), limit=10, offset=5),
+            "depth": lambda: store.list_namespaces(prefix=("memories",), max_depth=2, limit=10),
+        }
+        costs = {}
+        for name, page in pages.items():
+            counter.reset()
+            answer = page()
+            costs[name] = (counter.total, answer)
+        return costs
+
+
+def test_a_page_of_ten_costs_the_same_at_200_and_2000_tenants() -> None:
+    for ttl in (None, 60.0):
+        small, large = _listing_costs(200, ttl=ttl), _listing_costs(2_000, ttl=ttl)
+        for name in small:
+            assert small[name][1] == large[name][1], name  # the same first answers
+            assert large[name][0] == small[name][0] <= 40, (name, ttl, small, large)
+        assert small["root"][1][:2] == [("memories",), ("memories", "t00000", "u")]
+        assert small["depth"][1][1] == ("memories", "t00000")
