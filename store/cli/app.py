@@ -312,17 +312,21 @@ def list_namespaces(
     target: Target,
     prefix: Annotated[str, typer.Argument(help="Namespace prefix, e.g. memories.acme")] = "",
     depth: Annotated[int | None, typer.Option(help="Truncate namespaces to this depth.")] = None,
-    limit: Annotated[int, typer.Option(help="At most this many namespaces.")] = 1000,
+    limit: Annotated[int, typer.Option(min=1, help="At most this many namespaces.")] = 100,
+    offset: Annotated[int, typer.Option(min=0, help="Skip this many namespaces first.")] = 0,
 ) -> None:
-    """List namespaces (under PREFIX)."""
+    """List namespaces (under PREFIX), sorted, a page at a time: a page costs about one
+    request per namespace shown, however many tenants the table holds."""
     namespaces = target.store(index=False).list_namespaces(
-        prefix=parse_namespace(prefix) or None, max_depth=depth, limit=limit
+        prefix=parse_namespace(prefix) or None, max_depth=depth, limit=limit, offset=offset
     )
     if target.json:
         _print_json([list(ns) for ns in namespaces])
         return
     for namespace in namespaces:
         console.print(".".join(namespace))
+    if len(namespaces) == limit:
+        stderr.print(f"More may follow: --offset {offset + limit} shows the next page.")
 
 
 @app.command()

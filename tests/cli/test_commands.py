@@ -77,6 +77,12 @@ def test_get_ls_search(cli: Cli, table: str) -> None:
         ["memories", "acme-corp"],
         ["memories", "globex"],
     ]
+    assert cli.json("ls", "--table", table, "--limit", "1", "--offset", "1") == [
+        ["memories", "globex", "user-1"]
+    ]
+    first = cli("ls", "--table", table, "--limit", "1")
+    assert first.stdout.strip() == "memories.acme-corp.user-8812"
+    assert "--offset 1 shows the next page" in first.stderr
     hits = cli.json(  # the pinned model embeds the query: no --embed needed
         "search", "--table", table, "memories.acme-corp", "-q",
         "connection drops after a minute of inactivity", "--limit", "2",
