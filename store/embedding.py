@@ -138,12 +138,20 @@ def warn_no_text(namespace: tuple[str, ...], key: str, paths: Sequence[str]) -> 
 
 @dataclass
 class EmbeddingPlan:
-    """The texts one batch embeds: `jobs` pairs a put's op position with its texts (in
-    `documents` order); `queries` are the distinct search queries."""
+    """What one batch embeds and how: `jobs` pairs a put's op position with its texts (in
+    `documents` order), embedded in this call (write mode); `pending` lists the puts
+    written with a pending marker for the stream consumer (stream mode); `queries` are
+    the distinct search queries."""
 
     jobs: list[tuple[int, list[str]]] = field(default_factory=list)
     documents: list[str] = field(default_factory=list)
+    pending: list[int] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)
+
+    @property
+    def writes_vectors(self) -> bool:
+        """Whether the batch writes vectors of the pinned model, now or through the stream."""
+        return bool(self.jobs or self.pending)
 
 
 def plan_embeddings(
@@ -166,11 +174,11 @@ def plan_embeddings(
         stream = settings.embed_on == "stream"
         if op.index is not None or stream:
             rows[i][INDEX_PATHS] = list(paths)  # remembered for re-embedding
-        check_row_size(rows[i])
         texts = texts_to_embed(op.value, paths)
         check_vector_keys(rows[i]["SK"], len(texts))
         if texts and stream:
             rows[i][CONTENT_HASH] = rows[i][PENDING] = content_hash(texts, settings.model)
+            plan.pending.append(i)
         elif texts:
             if len(texts) > 1:
                 rows[i][VECTOR_VERSION] = new_vector_version()
@@ -178,6 +186,7 @@ def plan_embeddings(
             plan.documents.extend(texts)
         elif paths:
             warn_no_text(op.namespace, op.key, paths)
+        check_row_size(rows[i])  # with the stream attributes; vectors are checked on attach
     plan.queries = sorted({op.query for op in ops if isinstance(op, SearchOp) and op.query})
     return plan
 

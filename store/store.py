@@ -384,8 +384,8 @@ class DynamoDBStore(BaseStore):
         if self._index:
             extras = attach_vectors(self._index, plan, rows, documents)
             check_vectors(queries, self._index.dims, len(plan.queries))
-            if plan.documents or plan.queries:
-                self._check_model(writes=bool(plan.documents))
+            if plan.writes_vectors or plan.queries:
+                self._check_model(writes=plan.writes_vectors)
         at = clock.now()
         results: list[Result] = [None] * len(ops)
         vectors = dict(zip(plan.queries, queries, strict=True))

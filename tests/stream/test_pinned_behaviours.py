@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+from botocore.exceptions import ClientError
+from langgraph.store.dynamodb import DynamoDBStore, ModelMismatchError
 from langgraph.store.dynamodb.consumer import StreamConsumer
 from langgraph.store.dynamodb.model_pin import identify, repin
 from langgraph.store.dynamodb.testing import mock_aws
+from langgraph.store.dynamodb.values import MAX_ITEM_BYTES
 
 from tests.stream.conftest import (
     DIMS,
@@ -64,3 +67,38 @@ def test_a_record_written_for_another_model_fails_instead_of_being_skipped(
     with pytest.raises(BatchProcessingError, match="written for another embedding model"):
         consumer.handle({"Records": records}, None)
     assert newer.calls == 0
+
+
+def test_a_stream_mode_put_with_another_model_is_refused(streamed: StreamSetup) -> None:
+    streamed.store.put(NS, "first", {"text": "pinned by the counting model"})
+    other = DynamoDBStore(
+        TABLE,
+        region_name="us-east-1",
+        index={
+            "dims": DIMS,
+            "embed": DifferentModel(DIMS),
+            "fields": ["text"],
+            "embed_on": "stream",
+        },
+    )
+    with pytest.raises(ModelMismatchError, match="DifferentModel"):
+        other.put(NS, "second", {"text": "written for a model the table does not hold"})
+    assert streamed.store.get(NS, "second") is None
+
+
+def test_a_stream_mode_put_the_store_accepts_fits_in_dynamodb(streamed: StreamSetup) -> None:
+    """The stream attributes (content hash, pending marker) count too: the largest value
+    the store's own size check lets through is one DynamoDB stores (no raw ClientError
+    just under the limit)."""
+    store = streamed.store
+    low, high = 1, MAX_ITEM_BYTES
+    while low < high:  # the longest text the store's check accepts
+        middle = (low + high + 1) // 2
+        try:
+            store.put(NS, f"probe-{middle}", {"text": "x" * middle})
+            low = middle
+        except ValueError:
+            high = middle - 1
+        except ClientError as error:
+            raise AssertionError(f"DynamoDB refused a put the store accepted: {error}") from None
+    assert store.get(NS, f"probe-{low}") is not None
