@@ -47,7 +47,7 @@ from .embedding import (
     texts_to_embed,
 )
 from .event_filter import matches_any
-from .index_config import DEFAULT_INDEX_NAME, FILTER_PREFIX
+from .index_config import DEFAULT_INDEX_NAME
 from .keys import ITEM_PREFIX, PK, SK, Namespace, decode_namespace
 from .model_pin import (
     BEDROCK,
@@ -62,6 +62,7 @@ from .registry import Registry
 from .rows import VALUE
 from .ttl import EXPIRES_AT, SWEEPER
 from .values import decode_value
+from .vector_rows import carried
 from .vector_writes import DEFAULT_CONCURRENCY, BatchEmbedder, EmbedJob, VectorWriter
 
 SERVICE = "memory-embedder"
@@ -320,11 +321,7 @@ class StreamConsumer:
                 f"than this consumer's ({self.model}): its content hash does not match. "
                 "Give the store and the consumer the table's pinned model, then run reindex."
             )
-        filters = {
-            name: value
-            for name, value in row.items()
-            if name.startswith(FILTER_PREFIX) and isinstance(value, str)
-        }
+        filters = {name: v for name, v in carried(row).items() if name != EXPIRES_AT}
         return _Pending(sequence, row[PK], row[SK], texts, digest, filters)
 
     def _jobs(
@@ -361,8 +358,7 @@ class StreamConsumer:
                     sk=p.sk,
                     texts=p.texts,
                     digest=p.digest,
-                    expires_at=int(row[EXPIRES_AT]) if EXPIRES_AT in row else None,
-                    filters=p.filters,
+                    carried={**p.filters, **carried(row)},
                 )
                 jobs.append((p.sequence, job))
         return jobs

@@ -44,6 +44,7 @@ from .registry import Registry
 from .rows import UPDATED_AT, VALUE
 from .ttl import EXPIRES_AT, is_expired
 from .values import decode_value
+from .vector_rows import carried
 from .vector_writes import DEFAULT_CONCURRENCY, BatchEmbedder, EmbedJob, VectorWriter
 
 if TYPE_CHECKING:
@@ -185,14 +186,12 @@ class _Run:
         digest = content_hash(texts, settings.model)
         if row.get(CONTENT_HASH) == digest and PENDING not in row:
             return None
-        filters = {name: row[name] for name in settings.filter_attributes if name in row}
         return EmbedJob(
             pk=row[PK],
             sk=row[SK],
             texts=texts,
             digest=digest,
-            filters=filters,
-            expires_at=int(row[EXPIRES_AT]) if EXPIRES_AT in row else None,
+            carried=carried(row),
             updated_at=row[UPDATED_AT],
         )
 

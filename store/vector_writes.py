@@ -25,25 +25,21 @@ from typing import Any
 from botocore.exceptions import ClientError
 from langchain_core.embeddings import Embeddings
 
-from . import clock, dynamo
+from . import clock, dynamo, vector_rows
 from .embedding import (
     CONTENT_HASH,
-    ITEM_SK,
     PENDING,
     VECTOR,
     VECTOR_COUNT,
     VECTOR_VERSION,
-    WRITTEN_AT,
     check_vectors,
     new_vector_version,
     to_attribute,
-    vector_row_keys,
 )
 from .errors import raise_if_collection_full
 from .keys import PK, SK, decode_namespace
 from .model_pin import BEDROCK, ModelIdentity
 from .rows import UPDATED_AT
-from .ttl import EXPIRES_AT
 
 DEFAULT_CONCURRENCY = 8
 GENERIC_BATCH = 96
@@ -69,8 +65,8 @@ def batch_size_for(model: ModelIdentity) -> int:
 
 @dataclass(frozen=True)
 class EmbedJob:
-    """One item to embed: its key, the texts its value selects, their content hash, the
-    filter attributes and expiry its extra rows carry. With `updated_at` the write is
+    """One item to embed: its key, the texts its value selects, their content hash, what
+    its extra rows carry (filter attributes and expiry, as read). With `updated_at` the write is
     conditional on the value being unchanged since it was read (reindex), otherwise on
     the stored content hash (consumer)."""
 
@@ -78,8 +74,7 @@ class EmbedJob:
     sk: str
     texts: tuple[str, ...]
     digest: str
-    filters: Mapping[str, str] = field(default_factory=dict)
-    expires_at: int | None = None
+    carried: Mapping[str, Any] = field(default_factory=dict)  # `vector_rows.carried`
     updated_at: str | None = None
 
 
@@ -206,44 +201,41 @@ class VectorWriter:
 
     def _write(self, job: EmbedJob, vectors: Sequence[Sequence[float]]) -> bool:
         version = new_vector_version() if len(vectors) > 1 else None
-        mine = vector_row_keys(job.pk, job.sk, version, len(vectors)) if version else []
-        dynamo.batch_write(
-            self._client,
-            self._table,
-            [
-                {"PutRequest": {"Item": {**key, **self._extra(job, version, vector)}}}
-                for key, vector in zip(mine, vectors[1:], strict=True)
-            ],
+        mine = (
+            vector_rows.extra_rows(
+                job.pk,
+                job.sk,
+                version,
+                [to_attribute(vector) for vector in vectors[1:]],
+                job.carried,
+                clock.now(),
+            )
+            if version
+            else []
         )
+        dynamo.batch_write(self._client, self._table, [{"PutRequest": {"Item": r}} for r in mine])
         old = self._update_item(job, vectors, version)
         if old is None:
             dynamo.batch_write(
-                self._client, self._table, [{"DeleteRequest": {"Key": k}} for k in mine]
+                self._client,
+                self._table,
+                vector_rows.deletes({PK: r[PK], SK: r[SK]} for r in mine),
             )
             return False
-        old_version, old_count = old
-        if old_version is not None and old_version != version:
-            replaced = vector_row_keys(job.pk, job.sk, old_version, old_count)
-            dynamo.batch_write(
-                self._client, self._table, [{"DeleteRequest": {"Key": k}} for k in replaced]
-            )
+        if vector_rows.carried(old) != dict(job.carried):
+            # The item changed filters or expiry (a TTL refresh) since the job was read.
+            current = {**old, VECTOR_VERSION: version, VECTOR_COUNT: len(vectors)}
+            vector_rows.follow(self._client, self._table, current, job.carried)
+        replaced = vector_rows.current_rows(old)
+        if replaced and old.get(VECTOR_VERSION) != version:
+            dynamo.batch_write(self._client, self._table, vector_rows.deletes(replaced))
         return True
-
-    def _extra(self, job: EmbedJob, version: str | None, vector: Sequence[float]) -> dict[str, Any]:
-        return {
-            VECTOR: to_attribute(vector),
-            ITEM_SK: job.sk,
-            VECTOR_VERSION: version,
-            WRITTEN_AT: int(clock.now()),
-            **job.filters,
-            **({EXPIRES_AT: job.expires_at} if job.expires_at is not None else {}),
-        }
 
     def _update_item(
         self, job: EmbedJob, vectors: Sequence[Sequence[float]], version: str | None
-    ) -> tuple[str | None, int] | None:
-        """Point the item at the new vectors; the (version, count) of the extra rows it
-        pointed at before, or None when the condition failed."""
+    ) -> dict[str, Any] | None:
+        """Point the item at the new vectors; the item as it was before (the extra rows it
+        pointed at, its current filters and expiry), or None when the condition failed."""
         names = {
             "#v": VECTOR,
             "#n": VECTOR_COUNT,
@@ -278,12 +270,10 @@ class VectorWriter:
                 ConditionExpression=condition,
                 ExpressionAttributeNames=names,
                 ExpressionAttributeValues=dynamo.serialize(values),
-                ReturnValues="UPDATED_OLD",
+                ReturnValues="ALL_OLD",
             )
         except ClientError as error:
             if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
                 return None
             raise
-        old = dynamo.deserialize(response.get("Attributes", {}))
-        # UPDATED_OLD leaves out attributes the update did not change.
-        return old.get(VECTOR_VERSION), int(old.get(VECTOR_COUNT, len(vectors)))
+        return dynamo.deserialize(response.get("Attributes", {}))

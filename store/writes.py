@@ -17,25 +17,23 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from . import clock, dynamo
+from . import clock, dynamo, vector_rows
 from .embedding import (
     CONTENT_HASH,
     INDEX_PATHS,
-    ITEM_SK,
     PENDING,
     VECTOR,
     VECTOR_COUNT,
     VECTOR_VERSION,
-    WRITTEN_AT,
     vector_row_keys,
-    vector_sort_key,
 )
 from .errors import raise_if_collection_full
 from .index_config import IndexSettings
-from .keys import Namespace, decode_namespace
+from .keys import PK, SK, Namespace, decode_namespace
 from .registry import Registry
 from .rows import CREATED_AT, UPDATED_AT, key_of, update_arguments
 from .ttl import EXPIRES_AT, TTL_MINUTES, expiry, needs_refresh
+from .vector_rows import carried
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +70,8 @@ class Writer:
         self._table = table
         self._registry = registry
         self._index = index
-        self._optional = OPTIONAL_ATTRIBUTES + (index.filter_attributes if index else ())
+        self._filters: tuple[str, ...] = index.filter_attributes if index else ()
+        self._optional = OPTIONAL_ATTRIBUTES + self._filters
 
     def write(
         self,
@@ -115,39 +114,34 @@ class Writer:
 
     def _put_pending(self, row: dict[str, Any]) -> None:
         """Stream mode: one UpdateItem, no embedding. New or changed content writes the row
-        with its pending marker and drops the stale vector; the same
-        content (an identical re-put, a change outside the embedded fields) only updates
-        the value and keeps the vector, so it is never re-embedded. A lost race between
-        the two (another writer in between) is retried."""
-        filters = self._index.filter_attributes if self._index else ()
+        with its pending marker and drops the stale vector; the same content (an identical
+        re-put, a change outside the embedded fields) only updates the value and keeps the
+        vectors, so it is never re-embedded, and its extra vector rows follow its new
+        filter attributes and expiry. A lost race between the two (another writer in
+        between) is retried."""
         same_row = {name: value for name, value in row.items() if name != PENDING}
+        changed = update_arguments(row, CHANGED_CONTENT_REMOVES + self._filters)
+        same = update_arguments(same_row, SAME_CONTENT_REMOVES + self._filters)
+        digest = row[CONTENT_HASH]
         for _ in range(MAX_PENDING_ATTEMPTS):
-            for attempt in (self._changed_content, self._same_content):
-                if attempt(row, same_row, filters):
-                    return
+            if self._conditional_update(changed, digest, "attribute_not_exists(#ch) OR #ch <> :ch"):
+                return
+            item = self._conditional_update(same, digest, "#ch = :ch")
+            if item:
+                vector_rows.follow(self._client, self._table, item, self._filters)
+                return
         raise RuntimeError(
-            f"Gave up writing item {row['SK']!r} of {row['PK']!r} after "
+            f"Gave up writing item {row[SK]!r} of {row[PK]!r} after "
             f"{MAX_PENDING_ATTEMPTS} rounds of concurrent overwrites; retry the put."
         )
 
-    def _changed_content(
-        self, row: dict[str, Any], _: dict[str, Any], filters: tuple[str, ...]
-    ) -> bool:
-        args = update_arguments(row, CHANGED_CONTENT_REMOVES + filters)
-        return self._conditional_update(
-            args, row[CONTENT_HASH], "attribute_not_exists(#ch) OR #ch <> :ch"
-        )
-
-    def _same_content(
-        self, row: dict[str, Any], same_row: dict[str, Any], filters: tuple[str, ...]
-    ) -> bool:
-        args = update_arguments(same_row, SAME_CONTENT_REMOVES + filters)
-        return self._conditional_update(args, row[CONTENT_HASH], "#ch = :ch")
-
-    def _conditional_update(self, args: dict[str, Any], digest: str, condition: str) -> bool:
-        """Apply `args` if `condition` on the stored content hash holds (False if not)."""
+    def _conditional_update(
+        self, args: dict[str, Any], digest: str, condition: str
+    ) -> dict[str, Any] | None:
+        """Apply `args` if `condition` on the stored content hash holds: the item as
+        written, or None when the condition failed."""
         try:
-            self._client.update_item(
+            response = self._client.update_item(
                 TableName=self._table,
                 Key=dynamo.serialize(args["Key"]),
                 UpdateExpression=args["UpdateExpression"],
@@ -156,25 +150,26 @@ class Writer:
                 ExpressionAttributeValues=dynamo.serialize(
                     {**args["ExpressionAttributeValues"], ":ch": digest}
                 ),
+                ReturnValues="ALL_NEW",
             )
         except ClientError as error:
             if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                return False
+                return None
             raise
-        return True
+        return dynamo.deserialize(response["Attributes"])
 
     def refresh(self, rows: list[dict[str, Any]], at: float) -> None:
         """Slide the expiry of read rows (and their extra vector rows) by their own TTL, per
         the rule in `store.ttl`. Best effort: a failure is logged and never fails the read."""
-        due = {(r["PK"], r["SK"]): r for r in rows if needs_refresh(r, at)}
+        due = {(r[PK], r[SK]): r for r in rows if needs_refresh(r, at)}
         dynamo.parallel_map(lambda row: self._refresh_one(row, at), list(due.values()))
 
     def _refresh_one(self, row: dict[str, Any], at: float) -> None:
         new_expiry = expiry(float(row[TTL_MINUTES]), at)
         try:
-            self._client.update_item(
+            updated = self._client.update_item(
                 TableName=self._table,
-                Key=dynamo.serialize({"PK": row["PK"], "SK": row["SK"]}),
+                Key=dynamo.serialize({PK: row[PK], SK: row[SK]}),
                 UpdateExpression=f"SET {EXPIRES_AT} = :new",
                 # Only the version we read (a concurrent put or delete wins), and never once
                 # it has expired, however late this request lands. An item still waiting
@@ -192,29 +187,18 @@ class Writer:
                         ":now": math.floor(clock.now()),
                     }
                 ),
+                # The item's extra vector rows slide with it. Reads through the recency
+                # index (and `get`) do not fetch the vector bookkeeping: this answer does,
+                # at no extra request.
+                ReturnValues="ALL_NEW",
             )
-            version = row.get(VECTOR_VERSION)
-            if version is not None:
-                keys = vector_row_keys(row["PK"], row["SK"], version, int(row[VECTOR_COUNT]))
-                dynamo.parallel_map(lambda key: self._refresh_vector_row(key, new_expiry), keys)
+            item = dynamo.deserialize(updated["Attributes"])
+            vector_rows.follow(self._client, self._table, item, self._filters)
         except ClientError as error:
             if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                logger.warning("TTL refresh of %s/%s failed: %s", row["PK"], row["SK"], error)
+                logger.warning("TTL refresh of %s/%s failed: %s", row[PK], row[SK], error)
         except Exception as error:  # a refresh is best effort: never fail the read
-            logger.warning("TTL refresh of %s/%s failed: %r", row["PK"], row["SK"], error)
-
-    def _refresh_vector_row(self, key: dict[str, str], new_expiry: int) -> None:
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key=dynamo.serialize(key),
-                UpdateExpression=f"SET {EXPIRES_AT} = :new",
-                ConditionExpression="attribute_exists(SK)",
-                ExpressionAttributeValues=dynamo.serialize({":new": new_expiry}),
-            )
-        except ClientError as error:
-            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
+            logger.warning("TTL refresh of %s/%s failed: %r", row[PK], row[SK], error)
 
     def _write_rows(self, puts: list[dict[str, Any]], deletes: list[ItemKey]) -> OldVectors:
         """Write item rows; returns the vector rows (version, count) each overwritten or
@@ -249,7 +233,7 @@ class Writer:
                 "PutRequest": {
                     "Item": {
                         **row,
-                        CREATED_AT: previous.get((row["PK"], row["SK"]), {}).get(
+                        CREATED_AT: previous.get((row[PK], row[SK]), {}).get(
                             CREATED_AT, row[UPDATED_AT]
                         ),
                     }
@@ -266,7 +250,7 @@ class Writer:
     ) -> dict[RowKey, dict[str, Any]]:
         """`created_at` (and, with an index, the vector rows) of the items about to be
         overwritten or deleted: one BatchGetItem per 100 keys."""
-        keys = [{"PK": row["PK"], "SK": row["SK"]} for row in puts]
+        keys = [{PK: row[PK], SK: row[SK]} for row in puts]
         names = {"#c": CREATED_AT}
         if self._index is not None:
             keys += [key_of(*key) for key in deletes]
@@ -282,42 +266,34 @@ class Writer:
             projection="PK, SK, " + ", ".join(names),
             names=names,
         )
-        return {(row["PK"], row["SK"]): row for row in found}
+        return {(row[PK], row[SK]): row for row in found}
 
     def _write_vector_rows(
         self, puts: list[dict[str, Any]], extras: dict[RowKey, list[Any]], at: float
     ) -> None:
-        """Write each put's vectors 1..n-1 as rows of its own version, expiring with it."""
-        filter_attributes = self._index.filter_attributes if self._index else ()
-        requests: list[dict[str, Any]] = []
-        for row in puts:
-            pk, sk = row["PK"], row["SK"]
-            for position, vector in enumerate(extras.get((pk, sk), []), start=1):
-                item = {
-                    "PK": pk,
-                    "SK": vector_sort_key(sk, row[VECTOR_VERSION], position),
-                    VECTOR: vector,
-                    ITEM_SK: sk,
-                    VECTOR_VERSION: row[VECTOR_VERSION],
-                    WRITTEN_AT: int(at),
-                    **{name: row[name] for name in filter_attributes if name in row},
-                    **({EXPIRES_AT: row[EXPIRES_AT]} if EXPIRES_AT in row else {}),
-                }
-                requests.append({"PutRequest": {"Item": item}})
+        """Write each put's vectors 1..n-1 as rows of its own version (`vector_rows`)."""
+        requests = [
+            {"PutRequest": {"Item": extra}}
+            for row in puts
+            if extras.get((row[PK], row[SK]))
+            for extra in vector_rows.extra_rows(
+                row[PK], row[SK], row[VECTOR_VERSION], extras[(row[PK], row[SK])], carried(row), at
+            )
+        ]
         if requests:
             dynamo.batch_write(self._client, self._table, requests)
 
     def _delete_replaced_vector_rows(self, puts: list[dict[str, Any]], old: OldVectors) -> None:
         """Delete the vector rows of the versions this write replaced. Best effort: rows
         left behind are never read and are collected later (see `SemanticSearch`)."""
-        written = {(row["PK"], row["SK"]): row.get(VECTOR_VERSION) for row in puts}
-        requests = [
-            {"DeleteRequest": {"Key": key}}
+        written = {(row[PK], row[SK]): row.get(VECTOR_VERSION) for row in puts}
+        requests = vector_rows.deletes(
+            key
             for (pk, sk), (version, count) in old.items()
             # A retried write may report its own version as the old one: keep it.
             if version != written.get((pk, sk))
             for key in vector_row_keys(pk, sk, version, count)
-        ]
+        )
         try:
             dynamo.batch_write(self._client, self._table, requests)
         except Exception as error:
@@ -326,12 +302,12 @@ class Writer:
 
 def key_namespace(row: dict[str, Any]) -> Namespace:
     """The namespace an item row belongs to."""
-    return decode_namespace(row["PK"])
+    return decode_namespace(row[PK])
 
 
 def _old_vectors(rows: list[dict[str, Any]]) -> OldVectors:
     return {
-        (r["PK"], r["SK"]): (r[VECTOR_VERSION], int(r[VECTOR_COUNT]))
+        (r[PK], r[SK]): (r[VECTOR_VERSION], int(r[VECTOR_COUNT]))
         for r in rows
         if VECTOR_VERSION in r and r.get(VECTOR_COUNT) is not None
     }

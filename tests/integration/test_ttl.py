@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.testing import LexicalEmbeddings, mock_aws
+from langgraph.store.dynamodb.testing import LexicalEmbeddings, expire_ttl_items, mock_aws
 from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES
 
 from tests.support import FakeClock, RequestCounter
@@ -153,3 +153,29 @@ def test_a_mixed_batch_namespace_goes_once_its_ttl_item_expires(clock: FakeClock
         assert store.list_namespaces(prefix=("memories",)) == [ns]
         clock.advance(5 * 60)
         assert store.list_namespaces(prefix=("memories",)) == []
+
+
+@pytest.mark.parametrize("read", ["get", "search"])
+def test_a_refresh_by_any_read_keeps_every_vector_of_the_item(read: str, clock: FakeClock) -> None:
+    """A get or a search without a query slides the item's extra vector rows too, so the
+    sweep never leaves the item findable by its first text only."""
+    with mock_aws():
+        store = DynamoDBStore(
+            "memory",
+            region_name="us-east-1",
+            ttl={"refresh_on_read": True},
+            index={"dims": 64, "embed": LexicalEmbeddings(dims=64), "fields": ["text", "notes"]},
+        )
+        store.setup()
+        ns = ("memories", "u1")
+        store.put(ns, "m", {"text": "alpha", "notes": "walrus ukulele"}, ttl=10)
+        store.put(ns, "other", {"text": "beta", "notes": "gamma"})
+        clock.advance(8 * 60)
+        if read == "get":
+            assert store.get(ns, "m") is not None
+        else:
+            assert [r.key for r in store.search(ns, limit=10)]
+        clock.advance(5 * 60)  # past the first expiry, before the slid one
+        expire_ttl_items("memory", now=clock.now())
+        [found] = store.search(ns, query="walrus ukulele", limit=1)
+        assert found.key == "m" and found.score is not None and found.score > 0.9

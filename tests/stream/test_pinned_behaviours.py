@@ -10,7 +10,7 @@ from botocore.exceptions import ClientError
 from langgraph.store.dynamodb import DynamoDBStore, ModelMismatchError
 from langgraph.store.dynamodb.consumer import StreamConsumer
 from langgraph.store.dynamodb.model_pin import identify, repin
-from langgraph.store.dynamodb.testing import mock_aws
+from langgraph.store.dynamodb.testing import expire_ttl_items, mock_aws
 from langgraph.store.dynamodb.values import MAX_ITEM_BYTES
 
 from tests.stream.conftest import (
@@ -22,6 +22,7 @@ from tests.stream.conftest import (
     make_stream_store,
 )
 from tests.stream.test_consumer import DifferentModel, capture
+from tests.support import FakeClock
 
 
 def test_filtered_semantic_search_sees_extra_vectors_in_stream_mode() -> None:
@@ -102,3 +103,24 @@ def test_a_stream_mode_put_the_store_accepts_fits_in_dynamodb(streamed: StreamSe
         except ClientError as error:
             raise AssertionError(f"DynamoDB refused a put the store accepted: {error}") from None
     assert store.get(NS, f"probe-{low}") is not None
+
+
+def test_a_same_text_reput_updates_the_extra_rows_ttl_and_filters(clock: FakeClock) -> None:
+    with mock_aws():
+        embeddings = CountingEmbeddings()
+        store = make_stream_store(embeddings, fields=["text", "notes"], filter_fields=["kind"])
+        setup = StreamSetup(
+            store, embeddings, StreamConsumer(TABLE, client=store.client, embeddings=embeddings)
+        )
+        value = {"text": "alpha", "notes": "walrus ukulele"}
+        store.put(NS, "m", {**value, "kind": "todo"}, ttl=10)
+        store.put(NS, "n", {"text": "walrus", "kind": "done"})
+        assert setup.drain().ok
+        calls = embeddings.calls
+        store.put(NS, "m", {**value, "kind": "done"}, ttl=60)  # same texts: not re-embedded
+        assert setup.drain().ok
+        assert embeddings.calls == calls
+        clock.advance(15 * 60)  # past the first TTL
+        expire_ttl_items(TABLE, now=clock.now())
+        [found] = store.search(NS, query="walrus ukulele", filter={"kind": "done"}, limit=1)
+        assert found.key == "m" and found.score is not None and found.score > 0.9
