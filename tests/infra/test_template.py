@@ -33,7 +33,7 @@ def test_table_is_the_one_setup_creates(synthesized: Synthesized) -> None:
     for name, value in wanted.items():
         assert table[name] == value, name
     assert table["BillingMode"] == "PAY_PER_REQUEST"
-    assert table["StreamSpecification"] == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
+    assert table["StreamSpecification"] == {"StreamViewType": "NEW_IMAGE"}
     assert (
         table["TimeToLiveSpecification"]
         == ttl_spec()
