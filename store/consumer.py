@@ -53,9 +53,9 @@ from .model_pin import (
     BEDROCK,
     ModelIdentity,
     ModelMismatchError,
+    check_pin,
     identify,
     identity_of,
-    mismatch,
     read_pin,
 )
 from .registry import Registry
@@ -211,17 +211,29 @@ class StreamConsumer:
                 endpoint_url=self._endpoint,
             )
         mine = identify(self._embeddings, dims)
-        if mine != pinned:
-            raise ModelMismatchError(mismatch(self.table_name, self.index_name, pinned, mine))
+        check_pin(self.table_name, self.index_name, pin, mine)
         self._fields = tuple(pin.get("fields") or ("$",))
         return mine
 
     # Lambda entry point
 
     def handle(self, event: Mapping[str, Any], context: Any = None) -> dict[str, Any]:
-        """Process a DynamoDB Streams batch; returns Lambda's partial batch response."""
+        """Process a DynamoDB Streams batch; returns Lambda's partial batch response.
+
+        A consumer whose model is not the table's pinned one embeds nothing: it logs the
+        refusal at ERROR, emits `ModelMismatch` = 1 and raises `ModelMismatchError`, so the
+        whole batch fails (Lambda retries it, then sends it to the DLQ)."""
         records: list[dict[str, Any]] = list(event.get("Records", []))
-        embeddings, model = self.ready()
+        try:
+            embeddings, model = self.ready()
+        except ModelMismatchError as error:
+            metrics.add_metric(name="ModelMismatch", unit=MetricUnit.Count, value=1)
+            metrics.flush_metrics()
+            logger.error(
+                f"Stream batch refused, nothing embedded: {error}",
+                extra={"table": self.table_name, "records": len(records)},
+            )
+            raise
         embedder = BatchEmbedder(embeddings, model, concurrency=self.concurrency)
         outcomes = self.process(records, embedder)
         self._report(outcomes, embedder)
