@@ -229,6 +229,7 @@ class MemoryBackend(Construct):
             timeout=Duration.minutes(2),
             reserved_concurrent_executions=settings.reserved_concurrency,
             environment=self.consumer_environment(),
+            tracing=lambda_.Tracing.ACTIVE if settings.tracing else None,
         )
         lambda_.EventSourceMapping(
             self,
@@ -263,6 +264,7 @@ class MemoryBackend(Construct):
             model_id=settings.embedding_model_id,
             dims=settings.dims,
             normalize=settings.normalize,
+            tracing=settings.tracing,
         )
         return env
 
@@ -341,13 +343,14 @@ class MemoryBackend(Construct):
 
     def nag_acknowledgements(self) -> list[tuple[Construct, str, str]]:
         """(construct, finding, reason) for every cdk-nag finding this construct accepts."""
+        star = (
+            "dynamodb:ListStreams accepts only Resource '*' (Lambda's stream poller calls "
+            "it); every other stream and table action names this table's ARNs."
+        )
+        if self.settings.tracing:
+            star += " X-Ray's PutTraceSegments and PutTelemetryRecords accept only '*' too."
         found: list[tuple[Construct, str, str]] = [
-            (
-                self.consumer_role,
-                "AwsSolutions::AwsSolutions-IAM5[Resource::*]",
-                "dynamodb:ListStreams accepts only Resource '*' (Lambda's stream poller calls "
-                "it); every other stream and table action names this table's ARNs.",
-            ),
+            (self.consumer_role, "AwsSolutions::AwsSolutions-IAM5[Resource::*]", star),
             (
                 self.dlq,
                 "AwsSolutions::AwsSolutions-SQS3",

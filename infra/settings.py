@@ -37,7 +37,8 @@ class MemorySettings:
       "write"; `normalize`: whether the model's vectors are normalized;
     - `removal_policy`: "retain" (default) or "destroy"; `deletion_protection`: on by default;
     - `alarm_email`: subscribe this address to the alarms' topic; `tags`: added to everything;
-    - `reserved_concurrency`: cap the consumer's concurrency (default: unreserved).
+    - `reserved_concurrency`: cap the consumer's concurrency (default: unreserved);
+    - `tracing`: AWS X-Ray on the consumer (active tracing, Powertools' Tracer), off by default.
     """
 
     table_name: str | None = None
@@ -54,6 +55,7 @@ class MemorySettings:
     alarm_email: str | None = None
     reserved_concurrency: int | None = None
     tags: Mapping[str, str] = field(default_factory=dict)
+    tracing: bool = False
 
     def __post_init__(self) -> None:
         self.shape  # noqa: B018 - validates the index settings the library's way
@@ -90,7 +92,7 @@ class MemorySettings:
         """Settings from CDK context (`cdk deploy -c dims=512`, or `context` in cdk.json),
         under camelCase names: tableName, embeddingModelId, dims, distanceFunction,
         indexName, fields, filterFields, embedOn, normalize, removalPolicy,
-        deletionProtection, alarmEmail, reservedConcurrency, tags. Lists and tags may be
+        deletionProtection, alarmEmail, reservedConcurrency, tags, tracing. Lists and tags may be
         JSON; lists may also be comma-separated."""
         values: dict[str, Any] = {}
         for setting in fields(cls):
@@ -102,7 +104,7 @@ class MemorySettings:
 
 
 _INTS = {"dims", "reserved_concurrency"}
-_BOOLS = {"normalize", "deletion_protection"}
+_BOOLS = {"normalize", "deletion_protection", "tracing"}
 _LISTS = {"fields", "filter_fields"}
 
 

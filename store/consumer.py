@@ -60,6 +60,7 @@ from .model_pin import (
 )
 from .registry import Registry
 from .rows import VALUE
+from .tracing import Tracing
 from .ttl import EXPIRES_AT, SWEEPER
 from .values import decode_value
 from .vector_writes import DEFAULT_CONCURRENCY, BatchEmbedder, EmbedJob, VectorWriter
@@ -143,6 +144,7 @@ class StreamConsumer:
 
     The model is the table's pinned one: give `embeddings` (checked against the pin),
     or nothing to use the pinned Bedrock model. `dims` defaults to the pinned dims.
+    With `tracing`, X-Ray traces each batch and its embedding and write phases.
     """
 
     def __init__(
@@ -156,6 +158,7 @@ class StreamConsumer:
         concurrency: int = DEFAULT_CONCURRENCY,
         region_name: str | None = None,
         endpoint_url: str | None = None,
+        tracing: bool = False,
     ) -> None:
         self.table_name = table_name
         self.index_name = index_name
@@ -174,6 +177,8 @@ class StreamConsumer:
         self._fields: tuple[str, ...] = ("$",)
         self._writer = VectorWriter(self._client, table_name)
         self._registry = Registry(self._client, table_name, consistent=True)
+        self._tracing = Tracing(tracing, SERVICE)
+        self._traced_handle = self._tracing.capture(self._handle)
 
     def ready(self) -> tuple[Embeddings, ModelIdentity]:
         """The embedder and model this consumer uses, checked against the table's pin
@@ -223,6 +228,10 @@ class StreamConsumer:
         A consumer whose model is not the table's pinned one embeds nothing: it logs the
         refusal at ERROR, emits `ModelMismatch` = 1 and raises `ModelMismatchError`, so the
         whole batch fails (Lambda retries it, then sends it to the DLQ)."""
+        response: dict[str, Any] = self._traced_handle(event, context)
+        return response
+
+    def _handle(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
         records: list[dict[str, Any]] = list(event.get("Records", []))
         try:
             embeddings, model = self.ready()
@@ -281,7 +290,8 @@ class StreamConsumer:
             newest[key] = pending
         outcomes.update(self._forget(swept))
         jobs = self._jobs(list(newest.values()), outcomes)
-        vectors = embedder.embed([job for _, job in jobs])
+        with self._tracing.span("embed"):
+            vectors = embedder.embed([job for _, job in jobs])
 
         def write(entry: tuple[tuple[str, EmbedJob], Any]) -> None:
             (sequence, job), result = entry
@@ -295,7 +305,8 @@ class StreamConsumer:
                 outcomes[sequence] = error
 
         pairs = list(zip(jobs, vectors, strict=True))
-        with ThreadPoolExecutor(max_workers=max(1, min(self.concurrency, len(pairs)))) as pool:
+        workers = max(1, min(self.concurrency, len(pairs)))
+        with self._tracing.span("write"), ThreadPoolExecutor(max_workers=workers) as pool:
             list(pool.map(write, pairs))
         return outcomes
 
@@ -420,7 +431,13 @@ def _swept_namespace(record: Mapping[str, Any]) -> Namespace | None:
 
 
 def consumer_env(
-    table_name: str, *, index_name: str, model_id: str, dims: int, normalize: bool
+    table_name: str,
+    *,
+    index_name: str,
+    model_id: str,
+    dims: int,
+    normalize: bool,
+    tracing: bool = False,
 ) -> dict[str, str]:
     """The environment `consumer_from_env` reads, as the CDK stack sets it on the Lambda."""
     return {
@@ -429,14 +446,16 @@ def consumer_env(
         "EMBEDDING_MODEL_ID": model_id,
         "EMBEDDING_DIMS": str(dims),
         "EMBEDDING_NORMALIZE": str(normalize).lower(),
+        "TRACING": str(tracing).lower(),
     }
 
 
 def consumer_from_env(env: Mapping[str, str] | None = None) -> StreamConsumer:
     """A consumer configured the way the CDK stack configures the Lambda (`consumer_env`):
     `TABLE_NAME` (required), `INDEX_NAME`, `EMBEDDING_MODEL_ID`, `EMBEDDING_DIMS`,
-    `EMBEDDING_NORMALIZE` ("true"/"false"), `EMBED_CONCURRENCY`. Without a model id the
-    table's pinned Bedrock model is used; with one, it must match the pin."""
+    `EMBEDDING_NORMALIZE` ("true"/"false"), `EMBED_CONCURRENCY`, `TRACING` ("true": X-Ray).
+    Without a model id the table's pinned Bedrock model is used; with one, it must match
+    the pin."""
     env = os.environ if env is None else env
     table = env.get("TABLE_NAME")
     if not table:
@@ -454,4 +473,5 @@ def consumer_from_env(env: Mapping[str, str] | None = None) -> StreamConsumer:
         dims=dims,
         index_name=env.get("INDEX_NAME") or DEFAULT_INDEX_NAME,
         concurrency=int(env.get("EMBED_CONCURRENCY") or DEFAULT_CONCURRENCY),
+        tracing=env.get("TRACING", "false").lower() == "true",
     )

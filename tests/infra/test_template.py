@@ -112,6 +112,22 @@ def test_consumer_runs_the_handler_on_arm64(synthesized: Synthesized) -> None:
     assert env["INDEX_NAME"] == "memory-vectors"
 
 
+def test_tracing_is_off_by_default_and_on_with_context(
+    synthesized: Synthesized, customized: Synthesized
+) -> None:
+    off = synthesized.one("AWS::Lambda::Function")["Properties"]
+    assert "TracingConfig" not in off
+    assert off["Environment"]["Variables"]["TRACING"] == "false"
+    on = customized.one("AWS::Lambda::Function")["Properties"]
+    assert on["TracingConfig"] == {"Mode": "Active"}
+    assert on["Environment"]["Variables"]["TRACING"] == "true"
+    xray = [s for s in statements(customized) if actions(s)[0].startswith("xray:")]
+    assert [sorted(actions(s)) for s in xray] == [
+        ["xray:PutTelemetryRecords", "xray:PutTraceSegments"]
+    ]
+    assert not [s for s in statements(synthesized) if actions(s)[0].startswith("xray:")]
+
+
 def test_event_source_mapping(synthesized: Synthesized) -> None:
     mapping = synthesized.one("AWS::Lambda::EventSourceMapping")["Properties"]
     assert mapping["FilterCriteria"] == filter_criteria()
