@@ -6,11 +6,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Stack, Validations
+from aws_cdk import Acknowledgment, ArnFormat, Duration, RemovalPolicy, Stack, Validations
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as cloudwatch_actions
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_logs as logs
@@ -58,8 +59,9 @@ class MemoryBackend(Construct):
 
     Exposes `table` (the L1 table: the L2 has no vector indexes), `table_name`,
     `table_arn`, `stream_arn`, `index_name`, `index_arn`, `function` (the stream
-    consumer), `dlq`, `alarm_topic`, `alarms` and `settings`; `grant_memory_access` gives
-    an app's role what the store needs, and `store_config` what the app passes to the store.
+    consumer), `dlq`, `alarm_topic` (encrypted with `alarm_key`), `alarms` and `settings`;
+    `grant_memory_access` gives an app's role what the store needs, and `store_config` what
+    the app passes to the store.
     """
 
     def __init__(
@@ -87,7 +89,17 @@ class MemoryBackend(Construct):
             removal_policy=removal,
         )
         self.function = self._consumer(removal)
-        self.alarm_topic = sns.Topic(self, "Alarms", enforce_ssl=True)
+        # CloudWatch cannot publish to a topic under the AWS managed SNS key (its policy
+        # cannot be changed to let CloudWatch use it): a key of our own. It protects only
+        # notifications in flight, so it goes with the stack.
+        self.alarm_key = kms.Key(
+            self,
+            "AlarmsKey",
+            description="Encrypts the memory backend's alarm notifications",
+            enable_key_rotation=True,
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        self.alarm_topic = sns.Topic(self, "Alarms", enforce_ssl=True, master_key=self.alarm_key)
         if self.settings.alarm_email:
             self.alarm_topic.add_subscription(
                 subscriptions.EmailSubscription(self.settings.alarm_email)
@@ -323,6 +335,7 @@ class MemoryBackend(Construct):
             alarm = cloudwatch.Alarm(
                 self,
                 f"{name}Alarm",
+                alarm_name=self.alarm_name(name),
                 alarm_description=description,
                 metric=metric,
                 threshold=threshold,
@@ -333,7 +346,42 @@ class MemoryBackend(Construct):
             )
             alarm.add_alarm_action(action)
             alarms.append(alarm)
+        self._let_alarms_use_the_key([self.alarm_name(name) for name, *_ in specs])
         return alarms
+
+    def alarm_name(self, name: str) -> str:
+        """`<stack name>-<construct path in the stack>-<name>`: unique in the account and
+        region, known at synth."""
+        stack = Stack.of(self)
+        path = self.node.path.removeprefix(stack.node.path + "/").replace("/", "-")
+        return f"{stack.stack_name}-{path}-{name}"
+
+    def _let_alarms_use_the_key(self, names: list[str]) -> None:
+        """CloudWatch encrypts each notification with the topic's key: allow it the two
+        actions it needs, in this account, only on behalf of these alarms (named, not
+        referenced: the key would depend on the alarms, which depend on the topic, which
+        depends on the key)."""
+        stack = Stack.of(self)
+        alarms = [
+            stack.format_arn(
+                service="cloudwatch",
+                resource="alarm",
+                resource_name=name,
+                arn_format=ArnFormat.COLON_RESOURCE_NAME,
+            )
+            for name in names
+        ]
+        self.alarm_key.add_to_resource_policy(
+            iam.PolicyStatement(
+                principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+                actions=["kms:Decrypt", "kms:GenerateDataKey*"],
+                resources=["*"],
+                conditions={
+                    "StringEquals": {"aws:SourceAccount": stack.account},
+                    "ArnEquals": {"aws:SourceArn": alarms},
+                },
+            )
+        )
 
     def _suppress_nag_findings(self) -> None:
         """Acknowledge the cdk-nag AwsSolutions findings that do not apply, each with its

@@ -209,6 +209,34 @@ def test_alarms(synthesized: Synthesized) -> None:
     assert synthesized.resources("AWS::SNS::Subscription") == {}
 
 
+def test_alarm_topic_is_encrypted_with_a_key_only_these_alarms_may_use(
+    synthesized: Synthesized,
+) -> None:
+    [(key_id, key)] = synthesized.resources("AWS::KMS::Key").items()
+    assert key["Properties"]["EnableKeyRotation"] is True
+    topic = synthesized.one("AWS::SNS::Topic")["Properties"]
+    assert topic["KmsMasterKeyId"] == {"Fn::GetAtt": [key_id, "Arn"]}
+    statements = key["Properties"]["KeyPolicy"]["Statement"]
+    [cloudwatch] = [
+        s for s in statements if s["Principal"] == {"Service": "cloudwatch.amazonaws.com"}
+    ]
+    assert sorted(cloudwatch["Action"]) == ["kms:Decrypt", "kms:GenerateDataKey*"]
+    condition = cloudwatch["Condition"]
+    assert condition["StringEquals"] == {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}
+    names = sorted(
+        a["Properties"]["AlarmName"]
+        for a in synthesized.resources("AWS::CloudWatch::Alarm").values()
+    )
+    assert names == [
+        f"LangGraphMemory-Memory-{name}"
+        for name in ("DlqDepth", "Errors", "IteratorAge", "Throttles")
+    ]
+    arns = json.dumps(condition["ArnEquals"]["aws:SourceArn"])
+    for name in names:
+        assert f":alarm:{name}" in arns
+    assert arns.count(":alarm:") == 4
+
+
 def test_alarm_email_subscribes_to_the_topic(customized: Synthesized) -> None:
     customized.template.has_resource_properties(
         "AWS::SNS::Subscription", {"Protocol": "email", "Endpoint": "ops@example.com"}
