@@ -6,7 +6,15 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from aws_cdk import Acknowledgment, ArnFormat, Duration, RemovalPolicy, Stack, Validations
+from aws_cdk import (
+    Acknowledgment,
+    Annotations,
+    ArnFormat,
+    Duration,
+    RemovalPolicy,
+    Stack,
+    Validations,
+)
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as cloudwatch_actions
 from aws_cdk import aws_dynamodb as dynamodb
@@ -51,6 +59,14 @@ CONSUMER_TABLE_ACTIONS = (
 )
 STREAM_ACTIONS = ("dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator")
 HANDLER = "embedder.handler.handler"
+# The synth warning of a backend whose alarms reach nobody (acknowledge it with
+# `Annotations.of(backend).acknowledge_warning(...)` when you subscribe to the topic yourself).
+ALARMS_REACH_NOBODY = "langgraph-dynamodb-memory:alarmsReachNobody"
+NOBODY = (
+    "Nobody: the alarms notify a topic without subscribers. Deploy with "
+    "-c alarmEmail=you@example.com (MemorySettings.alarm_email), or subscribe to the topic "
+    "in the AlarmTopicArn output."
+)
 RUNTIME = lambda_.Runtime.PYTHON_3_14
 
 
@@ -104,6 +120,10 @@ class MemoryBackend(Construct):
             self.alarm_topic.add_subscription(
                 subscriptions.EmailSubscription(self.settings.alarm_email)
             )
+        else:
+            Annotations.of(self).add_warning_v2(
+                ALARMS_REACH_NOBODY, f"Alarms reach nobody. {NOBODY}"
+            )
         self.alarms = self._alarms()
         self._suppress_nag_findings()
 
@@ -142,6 +162,10 @@ class MemoryBackend(Construct):
                 "embed_on": settings.embed_on,
             },
         }
+
+    def alarm_subscribers(self) -> str:
+        """Who the alarms notify: the e-mail address, or that nobody does and the fix."""
+        return self.settings.alarm_email or NOBODY
 
     def model_arns(self) -> list[str]:
         """The Bedrock resources the embedding model is invoked through: the foundation

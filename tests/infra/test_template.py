@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aws_cdk.assertions import Match
+from aws_cdk.assertions import Annotations, Match
 from langgraph.store.dynamodb.consumer import filter_criteria
 from langgraph.store.dynamodb.table_spec import table_spec, ttl_spec
 
@@ -241,6 +241,22 @@ def test_alarm_email_subscribes_to_the_topic(customized: Synthesized) -> None:
     customized.template.has_resource_properties(
         "AWS::SNS::Subscription", {"Protocol": "email", "Endpoint": "ops@example.com"}
     )
+
+
+def test_a_stack_without_alarm_email_says_its_alarms_reach_nobody(
+    synthesized: Synthesized, customized: Synthesized
+) -> None:
+    outputs = synthesized.template.to_json()["Outputs"]
+    nobody = outputs["AlarmSubscribers"]["Value"]
+    assert nobody.startswith("Nobody")
+    assert "-c alarmEmail=" in nobody and "AlarmTopicArn" in nobody
+    [warning] = Annotations.from_stack(synthesized.stack).find_warning("*", Match.any_value())
+    assert warning.id == "/LangGraphMemory/Memory"
+    assert warning.entry.data.startswith("Alarms reach nobody. Nobody:")
+    assert "[ack: langgraph-dynamodb-memory:alarmsReachNobody]" in warning.entry.data
+    subscribed = customized.template.to_json()["Outputs"]["AlarmSubscribers"]["Value"]
+    assert subscribed == "ops@example.com"
+    assert Annotations.from_stack(customized.stack).find_warning("*", Match.any_value()) == []
 
 
 def test_tags_reach_the_resources(customized: Synthesized) -> None:
