@@ -27,11 +27,12 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
+from langgraph.store.dynamodb.bedrock_models import PROFILE_PREFIXES, foundation_model
 from langgraph.store.dynamodb.consumer import consumer_env, filter_criteria
 from langgraph.store.dynamodb.table_spec import table_spec, ttl_spec
 
 from .bundling import consumer_code
-from .settings import PROFILE_PREFIXES, MemorySettings
+from .settings import MemorySettings
 
 READ_ACTIONS = (
     "dynamodb:GetItem",
@@ -308,7 +309,7 @@ class MemoryBackend(Construct):
         """An inference profile routes to its foundation model in several regions: allow
         that model in any region, but only when invoked through this profile."""
         stack = Stack.of(self)
-        base = _profile_model(self.settings.embedding_model_id)
+        base = foundation_model(self.settings.embedding_model_id)
         return iam.PolicyStatement(
             actions=["bedrock:InvokeModel"],
             resources=[f"arn:{stack.partition}:bedrock:*::foundation-model/{base}"],
@@ -436,7 +437,7 @@ class MemoryBackend(Construct):
                 (
                     self.consumer_role,
                     "AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::"
-                    f"foundation-model/{_profile_model(model)}]",
+                    f"foundation-model/{foundation_model(model)}]",
                     "An inference profile routes each call to its foundation model in one of "
                     "several regions; the model is allowed in any region only when invoked "
                     "through this profile (bedrock:InferenceProfileArn condition).",
@@ -455,8 +456,3 @@ def cfn_table_properties(spec: dict[str, Any]) -> dict[str, Any]:
     }
     properties["TimeToLiveSpecification"] = ttl_spec()
     return properties
-
-
-def _profile_model(profile_id: str) -> str:
-    """The foundation model an inference profile id names (`us.amazon.x` -> `amazon.x`)."""
-    return profile_id.split(".", 1)[1]
