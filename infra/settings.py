@@ -139,7 +139,7 @@ def _convert(name: str, raw: Any) -> Any:
     if name in _INTS:
         try:
             return int(raw)
-        except ValueError:
+        except (TypeError, ValueError):
             raise SettingError(name, raw, "must be an integer") from None
     if name in _BOOLS:
         if isinstance(raw, bool):

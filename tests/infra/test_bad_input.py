@@ -30,6 +30,7 @@ BAD = [
     ({"dims": "5000"}, f"CDK context dims=5000 is invalid: {DIMS_RULE}."),
     ({"dims": "0"}, f"CDK context dims=0 is invalid: {DIMS_RULE}."),
     ({"dims": "1024.5"}, "CDK context dims='1024.5' is invalid: dims must be an integer."),
+    ({"dims": [1024]}, "CDK context dims=[1024] is invalid: dims must be an integer."),  # cdk.json
     (
         {"distanceFunction": "MANHATTAN"},
         "CDK context distanceFunction='MANHATTAN' is invalid: distanceFunction must be one of "
@@ -88,7 +89,7 @@ BAD = [
 
 @pytest.mark.parametrize(("context", "message"), BAD, ids=[m.split(" is")[0] for _, m in BAD])
 def test_a_bad_context_value_fails_the_synth_in_one_line(
-    context: dict[str, str], message: str, tmp_path: Path
+    context: dict[str, object], message: str, tmp_path: Path
 ) -> None:
     with pytest.raises(SettingError) as error:
         synthesize(tmp_path, **context)
