@@ -1,5 +1,6 @@
 """The CDK app (`cdk.json` runs `python -m infra.app`): one `MemoryStack`, settings from
-context, cdk-nag's AwsSolutions checks on everything (a finding fails the synth)."""
+context, cdk-nag's AwsSolutions checks on everything (a finding fails the synth). A context
+value that cannot work fails it with one line naming the value and the fix."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import os
 from aws_cdk import App, Environment, Validations
 from cdk_nag import AwsSolutionsChecks
 
-from .settings import MemorySettings
+from .settings import MemorySettings, SettingError
 from .stack import MemoryStack
 
 DEFAULT_STACK_NAME = "LangGraphMemory"
@@ -36,5 +37,8 @@ def _environment() -> Environment | None:
 
 if __name__ == "__main__":
     app = App()
-    build(app)
+    try:
+        build(app)
+    except SettingError as error:  # one line naming the value and the fix, no traceback
+        raise SystemExit(str(error)) from None
     app.synth()

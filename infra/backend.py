@@ -7,11 +7,20 @@ import copy
 import functools
 from typing import Any
 
-from aws_cdk import Acknowledgment, Annotations, Duration, RemovalPolicy, Stack, Validations
+from aws_cdk import (
+    Acknowledgment,
+    Annotations,
+    ArnFormat,
+    Duration,
+    RemovalPolicy,
+    Stack,
+    Validations,
+)
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as cloudwatch_actions
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_logs as logs
@@ -19,15 +28,24 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
+from langgraph.store.dynamodb.bedrock_models import PROFILE_PREFIXES, foundation_model
 from langgraph.store.dynamodb.consumer import consumer_env, filter_criteria
 from langgraph.store.dynamodb.permissions import Component, On, Resources, kinds, statements
 from langgraph.store.dynamodb.table_spec import table_spec, ttl_spec
 
 from .bundling import PYTHON, RUNTIME, consumer_code, interpreter, no_bytecode_warning
-from .settings import PROFILE_PREFIXES, MemorySettings
+from .settings import MemorySettings
 
 HANDLER = "embedder.handler.handler"
 NO_BYTECODE = "langgraph-dynamodb-memory:no-bytecode"
+# The synth warning of a backend whose alarms reach nobody (acknowledge it with
+# `Annotations.of(backend).acknowledge_warning(...)` when you subscribe to the topic yourself).
+ALARMS_REACH_NOBODY = "langgraph-dynamodb-memory:alarmsReachNobody"
+NOBODY = (
+    "Nobody: the alarms notify a topic without subscribers. Deploy with "
+    "-c alarmEmail=you@example.com (MemorySettings.alarm_email), or subscribe to the topic "
+    "in the AlarmTopicArn output."
+)
 
 
 class MemoryBackend(Construct):
@@ -35,8 +53,9 @@ class MemoryBackend(Construct):
 
     Exposes `table` (the L1 table: the L2 has no vector indexes), `table_name`,
     `table_arn`, `stream_arn`, `index_name`, `index_arn`, `function` (the stream
-    consumer), `dlq`, `alarm_topic`, `alarms` and `settings`; `grant_memory_access` gives
-    an app's role what the store needs, and `store_config` what the app passes to the store.
+    consumer), `dlq`, `alarm_topic` (encrypted with `alarm_key`), `alarms` and `settings`;
+    `grant_memory_access` gives an app's role what the store needs, and `store_config` what
+    the app passes to the store.
     """
 
     def __init__(
@@ -64,10 +83,24 @@ class MemoryBackend(Construct):
             removal_policy=removal,
         )
         self.function = self._consumer(removal)
-        self.alarm_topic = sns.Topic(self, "Alarms", enforce_ssl=True)
+        # CloudWatch cannot publish to a topic under the AWS managed SNS key (its policy
+        # cannot be changed to let CloudWatch use it): a key of our own. It protects only
+        # notifications in flight, so it goes with the stack.
+        self.alarm_key = kms.Key(
+            self,
+            "AlarmsKey",
+            description="Encrypts the memory backend's alarm notifications",
+            enable_key_rotation=True,
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        self.alarm_topic = sns.Topic(self, "Alarms", enforce_ssl=True, master_key=self.alarm_key)
         if self.settings.alarm_email:
             self.alarm_topic.add_subscription(
                 subscriptions.EmailSubscription(self.settings.alarm_email)
+            )
+        else:
+            Annotations.of(self).add_warning_v2(
+                ALARMS_REACH_NOBODY, f"Alarms reach nobody. {NOBODY}"
             )
         self.alarms = self._alarms()
         self._suppress_nag_findings()
@@ -109,6 +142,10 @@ class MemoryBackend(Construct):
                 "embed_on": settings.embed_on,
             },
         }
+
+    def alarm_subscribers(self) -> str:
+        """Who the alarms notify: the e-mail address, or that nobody does and the fix."""
+        return self.settings.alarm_email or NOBODY
 
     def model_arns(self) -> list[str]:
         """The Bedrock resources the embedding model is invoked through: the foundation
@@ -206,6 +243,7 @@ class MemoryBackend(Construct):
             timeout=Duration.minutes(2),
             reserved_concurrent_executions=settings.reserved_concurrency,
             environment=self.consumer_environment(),
+            tracing=lambda_.Tracing.ACTIVE if settings.tracing else None,
         )
         if interpreter(PYTHON) is None:
             Annotations.of(function).add_warning_v2(NO_BYTECODE, no_bytecode_warning(PYTHON))
@@ -242,6 +280,7 @@ class MemoryBackend(Construct):
             model_id=settings.embedding_model_id,
             dims=settings.dims,
             normalize=settings.normalize,
+            tracing=settings.tracing,
         )
         return env
 
@@ -249,7 +288,7 @@ class MemoryBackend(Construct):
         """An inference profile routes to its foundation model in several regions: allow
         that model in any region, but only when invoked through this profile."""
         stack = Stack.of(self)
-        base = _profile_model(self.settings.embedding_model_id)
+        base = foundation_model(self.settings.embedding_model_id)
         return iam.PolicyStatement(
             actions=["bedrock:InvokeModel"],
             resources=[f"arn:{stack.partition}:bedrock:*::foundation-model/{base}"],
@@ -300,6 +339,7 @@ class MemoryBackend(Construct):
             alarm = cloudwatch.Alarm(
                 self,
                 f"{name}Alarm",
+                alarm_name=self.alarm_name(name),
                 alarm_description=description,
                 metric=metric,
                 threshold=threshold,
@@ -310,7 +350,42 @@ class MemoryBackend(Construct):
             )
             alarm.add_alarm_action(action)
             alarms.append(alarm)
+        self._let_alarms_use_the_key([self.alarm_name(name) for name, *_ in specs])
         return alarms
+
+    def alarm_name(self, name: str) -> str:
+        """`<stack name>-<construct path in the stack>-<name>`: unique in the account and
+        region, known at synth."""
+        stack = Stack.of(self)
+        path = self.node.path.removeprefix(stack.node.path + "/").replace("/", "-")
+        return f"{stack.stack_name}-{path}-{name}"
+
+    def _let_alarms_use_the_key(self, names: list[str]) -> None:
+        """CloudWatch encrypts each notification with the topic's key: allow it the two
+        actions it needs, in this account, only on behalf of these alarms (named, not
+        referenced: the key would depend on the alarms, which depend on the topic, which
+        depends on the key)."""
+        stack = Stack.of(self)
+        alarms = [
+            stack.format_arn(
+                service="cloudwatch",
+                resource="alarm",
+                resource_name=name,
+                arn_format=ArnFormat.COLON_RESOURCE_NAME,
+            )
+            for name in names
+        ]
+        self.alarm_key.add_to_resource_policy(
+            iam.PolicyStatement(
+                principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+                actions=["kms:Decrypt", "kms:GenerateDataKey*"],
+                resources=["*"],
+                conditions={
+                    "StringEquals": {"aws:SourceAccount": stack.account},
+                    "ArnEquals": {"aws:SourceArn": alarms},
+                },
+            )
+        )
 
     def _suppress_nag_findings(self) -> None:
         """Acknowledge the cdk-nag AwsSolutions findings that do not apply, each with its
@@ -320,13 +395,14 @@ class MemoryBackend(Construct):
 
     def nag_acknowledgements(self) -> list[tuple[Construct, str, str]]:
         """(construct, finding, reason) for every cdk-nag finding this construct accepts."""
+        star = (
+            "dynamodb:ListStreams accepts only Resource '*' (Lambda's stream poller calls "
+            "it); every other stream and table action names this table's ARNs."
+        )
+        if self.settings.tracing:
+            star += " X-Ray's PutTraceSegments and PutTelemetryRecords accept only '*' too."
         found: list[tuple[Construct, str, str]] = [
-            (
-                self.consumer_role,
-                "AwsSolutions::AwsSolutions-IAM5[Resource::*]",
-                "dynamodb:ListStreams accepts only Resource '*' (Lambda's stream poller calls "
-                "it); every other stream and table action names this table's ARNs.",
-            ),
+            (self.consumer_role, "AwsSolutions::AwsSolutions-IAM5[Resource::*]", star),
             (
                 self.dlq,
                 "AwsSolutions::AwsSolutions-SQS3",
@@ -340,7 +416,7 @@ class MemoryBackend(Construct):
                 (
                     self.consumer_role,
                     "AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::"
-                    f"foundation-model/{_profile_model(model)}]",
+                    f"foundation-model/{foundation_model(model)}]",
                     "An inference profile routes each call to its foundation model in one of "
                     "several regions; the model is allowed in any region only when invoked "
                     "through this profile (bedrock:InferenceProfileArn condition).",
@@ -359,8 +435,3 @@ def cfn_table_properties(spec: dict[str, Any]) -> dict[str, Any]:
     }
     properties["TimeToLiveSpecification"] = ttl_spec()
     return properties
-
-
-def _profile_model(profile_id: str) -> str:
-    """The foundation model an inference profile id names (`us.amazon.x` -> `amazon.x`)."""
-    return profile_id.split(".", 1)[1]

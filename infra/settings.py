@@ -1,7 +1,9 @@
 """What a memory backend deploys with: construct props, or CDK context for the app.
 
-Every default deploys a working stack. The vector index settings are validated by the
-library (`parse_index_shape`), the same rules `DynamoDBStore` applies.
+Every default deploys a working stack. A setting that cannot work fails with one line
+naming it, its value and the fix (`SettingError`); the vector index settings and the
+embedding model follow the library's rules (`parse_index_shape`, `check_embedding_model`),
+the same ones `DynamoDBStore` and the stream consumer apply.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from constructs import Node
+from langgraph.store.dynamodb.bedrock_models import check_embedding_model
+from langgraph.store.dynamodb.errors import InvalidSettingError
 from langgraph.store.dynamodb.index_config import (
     DEFAULT_INDEX_NAME,
     EMBED_ON,
@@ -20,8 +24,17 @@ from langgraph.store.dynamodb.index_config import (
 )
 
 REMOVAL_POLICIES = ("retain", "destroy")
-# Inference profiles name a foundation model behind a geographic prefix.
-PROFILE_PREFIXES = ("us.", "us-gov.", "eu.", "apac.", "jp.", "au.", "ca.", "global.")
+
+
+class SettingError(ValueError):
+    """A setting that cannot work, on one line: `<source> <name>=<value> is invalid: <name>
+    must ...` (the fix)."""
+
+    def __init__(self, name: str, value: Any, must: str, *, source: str = "MemorySettings") -> None:
+        super().__init__(f"{source} {name}={value!r} is invalid: {name} {must}.")
+        self.name = name
+        self.value = value
+        self.must = must
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,15 +42,17 @@ class MemorySettings:
     """Settings of a `MemoryBackend`.
 
     - `table_name`: the table's name (default: CloudFormation generates one);
-    - `embedding_model_id`: the Bedrock model the consumer (and the app) embeds with, a
-      foundation model id, an inference profile id (`us.`, `eu.`, `global.`, ...), or an ARN;
+    - `embedding_model_id`: the Bedrock model the consumer (and the app) embeds with, one
+      the consumer can call (`bedrock_models`): an Amazon Titan Embed or Cohere Embed model
+      id, an inference profile id (`us.`, `eu.`, `global.`, ...), or a foundation-model ARN;
     - `dims`, `distance_function`, `index_name`, `filter_fields`: the vector index, as in
       `DynamoIndexConfig` (immutable once deployed);
     - `fields`: the value paths to embed; `embed_on`: "stream" (the consumer embeds) or
       "write"; `normalize`: whether the model's vectors are normalized;
     - `removal_policy`: "retain" (default) or "destroy"; `deletion_protection`: on by default;
     - `alarm_email`: subscribe this address to the alarms' topic; `tags`: added to everything;
-    - `reserved_concurrency`: cap the consumer's concurrency (default: unreserved).
+    - `reserved_concurrency`: cap the consumer's concurrency (default: unreserved);
+    - `tracing`: AWS X-Ray on the consumer (active tracing, Powertools' Tracer), off by default.
     """
 
     table_name: str | None = None
@@ -54,23 +69,25 @@ class MemorySettings:
     alarm_email: str | None = None
     reserved_concurrency: int | None = None
     tags: Mapping[str, str] = field(default_factory=dict)
+    tracing: bool = False
 
     def __post_init__(self) -> None:
-        self.shape  # noqa: B018 - validates the index settings the library's way
+        try:
+            check_embedding_model(self.embedding_model_id, self.shape.dims)
+        except InvalidSettingError as error:
+            name = "embedding_model_id" if error.key == "model_id" else error.key
+            raise SettingError(name, error.value, error.must) from None
         if self.embed_on not in EMBED_ON:
-            raise ValueError(f"embed_on must be one of {list(EMBED_ON)}, got {self.embed_on!r}")
+            raise SettingError("embed_on", self.embed_on, f"must be one of {list(EMBED_ON)}")
         if self.removal_policy not in REMOVAL_POLICIES:
-            raise ValueError(
-                f"removal_policy must be one of {list(REMOVAL_POLICIES)}, "
-                f"got {self.removal_policy!r}"
+            raise SettingError(
+                "removal_policy", self.removal_policy, f"must be one of {list(REMOVAL_POLICIES)}"
             )
-        if not self.embedding_model_id:
-            raise ValueError("embedding_model_id must name a Bedrock embedding model")
         if not self.fields or not all(isinstance(f, str) and f for f in self.fields):
-            raise ValueError(f"fields must be a non-empty list of JSON paths, got {self.fields!r}")
+            raise SettingError("fields", self.fields, "must be a non-empty list of JSON paths")
         if self.reserved_concurrency is not None and self.reserved_concurrency < 1:
-            raise ValueError(
-                f"reserved_concurrency must be a positive int, got {self.reserved_concurrency!r}"
+            raise SettingError(
+                "reserved_concurrency", self.reserved_concurrency, "must be a positive int"
             )
 
     @property
@@ -90,19 +107,25 @@ class MemorySettings:
         """Settings from CDK context (`cdk deploy -c dims=512`, or `context` in cdk.json),
         under camelCase names: tableName, embeddingModelId, dims, distanceFunction,
         indexName, fields, filterFields, embedOn, normalize, removalPolicy,
-        deletionProtection, alarmEmail, reservedConcurrency, tags. Lists and tags may be
-        JSON; lists may also be comma-separated."""
-        values: dict[str, Any] = {}
-        for setting in fields(cls):
-            raw = node.try_get_context(_camel(setting.name))
-            if raw is None or raw == "":
-                continue
-            values[setting.name] = _convert(setting.name, raw)
-        return cls(**values)
+        deletionProtection, alarmEmail, reservedConcurrency, tags, tracing. Lists and tags may be
+        JSON; lists may also be comma-separated. A value that cannot work raises
+        `SettingError` naming the context value and the fix."""
+        try:
+            values: dict[str, Any] = {}
+            for setting in fields(cls):
+                raw = node.try_get_context(_camel(setting.name))
+                if raw is None or raw == "":
+                    continue
+                values[setting.name] = _convert(setting.name, raw)
+            return cls(**values)
+        except SettingError as error:
+            raise SettingError(
+                _camel(error.name), error.value, error.must, source="CDK context"
+            ) from None
 
 
 _INTS = {"dims", "reserved_concurrency"}
-_BOOLS = {"normalize", "deletion_protection"}
+_BOOLS = {"normalize", "deletion_protection", "tracing"}
 _LISTS = {"fields", "filter_fields"}
 
 
@@ -113,24 +136,35 @@ def _camel(name: str) -> str:
 
 def _convert(name: str, raw: Any) -> Any:
     """Context given on the command line arrives as text; in cdk.json as JSON values."""
-    try:
-        if name in _INTS:
+    if name in _INTS:
+        try:
             return int(raw)
-        if name in _BOOLS:
-            if isinstance(raw, bool):
-                return raw
-            if str(raw).lower() in ("true", "false"):
-                return str(raw).lower() == "true"
-            raise ValueError("expected true or false")
-        if name in _LISTS:
-            if isinstance(raw, str):
-                raw = json.loads(raw) if raw.startswith("[") else raw.split(",")
-            return tuple(str(item).strip() for item in raw)
-        if name == "tags":
+        except (TypeError, ValueError):
+            raise SettingError(name, raw, "must be an integer") from None
+    if name in _BOOLS:
+        if isinstance(raw, bool):
+            return raw
+        if str(raw).lower() in ("true", "false"):
+            return str(raw).lower() == "true"
+        raise SettingError(name, raw, "must be true or false")
+    if name in _LISTS:
+        try:
+            items = json.loads(raw) if isinstance(raw, str) and raw.startswith("[") else raw
+        except ValueError:
+            items = None
+        if isinstance(items, str):
+            items = items.split(",")
+        if not isinstance(items, list):
+            raise SettingError(name, raw, 'must be a JSON list (["a", "b"]) or comma-separated')
+        return tuple(str(item).strip() for item in items)
+    if name == "tags":
+        try:
             tags = json.loads(raw) if isinstance(raw, str) else raw
-            if not isinstance(tags, dict):
-                raise ValueError("expected a JSON object of tag names to values")
-            return {str(k): str(v) for k, v in tags.items()}
-    except ValueError as error:
-        raise ValueError(f"CDK context {_camel(name)}={raw!r} is invalid: {error}") from error
+        except ValueError:
+            tags = None
+        if not isinstance(tags, dict):
+            raise SettingError(
+                name, raw, 'must be a JSON object of tag names to values, e.g. {"team": "agents"}'
+            )
+        return {str(k): str(v) for k, v in tags.items()}
     return raw

@@ -32,6 +32,7 @@ class MemoryStack(Stack):
             "FunctionName": (backend.function.function_name, "The stream consumer"),
             "DlqUrl": (backend.dlq.queue_url, "Stream records the consumer gave up on"),
             "AlarmTopicArn": (backend.alarm_topic.topic_arn, "Where the alarms notify"),
+            "AlarmSubscribers": (backend.alarm_subscribers(), "Who the alarms reach"),
         }
         for name, (value, description) in outputs.items():
             CfnOutput(self, name, value=value, description=description)

@@ -39,6 +39,7 @@ from botocore.config import Config
 from langchain_core.embeddings import Embeddings
 
 from . import dynamo
+from .bedrock_models import check_embedding_model, foundation_model
 from .embedding import (
     CONTENT_HASH,
     INDEX_PATHS,
@@ -53,13 +54,14 @@ from .model_pin import (
     BEDROCK,
     ModelIdentity,
     ModelMismatchError,
+    check_pin,
     identify,
     identity_of,
-    mismatch,
     read_pin,
 )
 from .registry import Registry
 from .rows import VALUE
+from .tracing import Tracing
 from .ttl import EXPIRES_AT, SWEEPER
 from .values import decode_value
 from .vector_rows import carried
@@ -126,13 +128,17 @@ def bedrock_embeddings(
     region_name: str | None = None,
     endpoint_url: str | None = None,
 ) -> Embeddings:
-    """`langchain_aws.BedrockEmbeddings` for a pinned model, with adaptive retries."""
+    """`langchain_aws.BedrockEmbeddings` for a pinned model, with adaptive retries; refuses
+    (`InvalidSettingError`) a model it cannot call (see `bedrock_models`)."""
     from langchain_aws import BedrockEmbeddings
 
+    check_embedding_model(model_id, dims)
+    model = foundation_model(model_id)
     return BedrockEmbeddings(
         model_id=model_id,
+        provider=model.split(".", 1)[0],
         normalize=normalize,
-        dimensions=dims if model_id.startswith("amazon.titan-embed-text-v2") else None,
+        dimensions=dims if model.startswith("amazon.titan-embed-text-v2") else None,
         region_name=region_name,
         endpoint_url=endpoint_url,
         config=Config(retries={"mode": "adaptive", "max_attempts": 8}),
@@ -144,6 +150,7 @@ class StreamConsumer:
 
     The model is the table's pinned one: give `embeddings` (checked against the pin),
     or nothing to use the pinned Bedrock model. `dims` defaults to the pinned dims.
+    With `tracing`, X-Ray traces each batch and its embedding and write phases.
     """
 
     def __init__(
@@ -157,6 +164,7 @@ class StreamConsumer:
         concurrency: int = DEFAULT_CONCURRENCY,
         region_name: str | None = None,
         endpoint_url: str | None = None,
+        tracing: bool = False,
     ) -> None:
         self.table_name = table_name
         self.index_name = index_name
@@ -175,6 +183,8 @@ class StreamConsumer:
         self._fields: tuple[str, ...] = ("$",)
         self._writer = VectorWriter(self._client, table_name)
         self._registry = Registry(self._client, table_name, consistent=True)
+        self._tracing = Tracing(tracing, SERVICE)
+        self._traced_handle = self._tracing.capture(self._handle)
 
     def ready(self) -> tuple[Embeddings, ModelIdentity]:
         """The embedder and model this consumer uses, checked against the table's pin
@@ -212,17 +222,33 @@ class StreamConsumer:
                 endpoint_url=self._endpoint,
             )
         mine = identify(self._embeddings, dims)
-        if mine != pinned:
-            raise ModelMismatchError(mismatch(self.table_name, self.index_name, pinned, mine))
+        check_pin(self.table_name, self.index_name, pin, mine)
         self._fields = tuple(pin.get("fields") or ("$",))
         return mine
 
     # Lambda entry point
 
     def handle(self, event: Mapping[str, Any], context: Any = None) -> dict[str, Any]:
-        """Process a DynamoDB Streams batch; returns Lambda's partial batch response."""
+        """Process a DynamoDB Streams batch; returns Lambda's partial batch response.
+
+        A consumer whose model is not the table's pinned one embeds nothing: it logs the
+        refusal at ERROR, emits `ModelMismatch` = 1 and raises `ModelMismatchError`, so the
+        whole batch fails (Lambda retries it, then sends it to the DLQ)."""
+        response: dict[str, Any] = self._traced_handle(event, context)
+        return response
+
+    def _handle(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
         records: list[dict[str, Any]] = list(event.get("Records", []))
-        embeddings, model = self.ready()
+        try:
+            embeddings, model = self.ready()
+        except ModelMismatchError as error:
+            metrics.add_metric(name="ModelMismatch", unit=MetricUnit.Count, value=1)
+            metrics.flush_metrics()
+            logger.error(
+                f"Stream batch refused, nothing embedded: {error}",
+                extra={"table": self.table_name, "records": len(records)},
+            )
+            raise
         embedder = BatchEmbedder(embeddings, model, concurrency=self.concurrency)
         outcomes = self.process(records, embedder)
         self._report(outcomes, embedder)
@@ -270,7 +296,8 @@ class StreamConsumer:
             newest[key] = pending
         outcomes.update(self._forget(swept))
         jobs = self._jobs(list(newest.values()), outcomes)
-        vectors = embedder.embed([job for _, job in jobs])
+        with self._tracing.span("embed"):
+            vectors = embedder.embed([job for _, job in jobs])
 
         def write(entry: tuple[tuple[str, EmbedJob], Any]) -> None:
             (sequence, job), result = entry
@@ -284,7 +311,8 @@ class StreamConsumer:
                 outcomes[sequence] = error
 
         pairs = list(zip(jobs, vectors, strict=True))
-        with ThreadPoolExecutor(max_workers=max(1, min(self.concurrency, len(pairs)))) as pool:
+        workers = max(1, min(self.concurrency, len(pairs)))
+        with self._tracing.span("write"), ThreadPoolExecutor(max_workers=workers) as pool:
             list(pool.map(write, pairs))
         return outcomes
 
@@ -404,7 +432,13 @@ def _swept_namespace(record: Mapping[str, Any]) -> Namespace | None:
 
 
 def consumer_env(
-    table_name: str, *, index_name: str, model_id: str, dims: int, normalize: bool
+    table_name: str,
+    *,
+    index_name: str,
+    model_id: str,
+    dims: int,
+    normalize: bool,
+    tracing: bool = False,
 ) -> dict[str, str]:
     """The environment `consumer_from_env` reads, as the CDK stack sets it on the Lambda."""
     return {
@@ -413,14 +447,16 @@ def consumer_env(
         "EMBEDDING_MODEL_ID": model_id,
         "EMBEDDING_DIMS": str(dims),
         "EMBEDDING_NORMALIZE": str(normalize).lower(),
+        "TRACING": str(tracing).lower(),
     }
 
 
 def consumer_from_env(env: Mapping[str, str] | None = None) -> StreamConsumer:
     """A consumer configured the way the CDK stack configures the Lambda (`consumer_env`):
     `TABLE_NAME` (required), `INDEX_NAME`, `EMBEDDING_MODEL_ID`, `EMBEDDING_DIMS`,
-    `EMBEDDING_NORMALIZE` ("true"/"false"), `EMBED_CONCURRENCY`. Without a model id the
-    table's pinned Bedrock model is used; with one, it must match the pin."""
+    `EMBEDDING_NORMALIZE` ("true"/"false"), `EMBED_CONCURRENCY`, `TRACING` ("true": X-Ray).
+    Without a model id the table's pinned Bedrock model is used; with one, it must match
+    the pin."""
     env = os.environ if env is None else env
     table = env.get("TABLE_NAME")
     if not table:
@@ -438,4 +474,5 @@ def consumer_from_env(env: Mapping[str, str] | None = None) -> StreamConsumer:
         dims=dims,
         index_name=env.get("INDEX_NAME") or DEFAULT_INDEX_NAME,
         concurrency=int(env.get("EMBED_CONCURRENCY") or DEFAULT_CONCURRENCY),
+        tracing=env.get("TRACING", "false").lower() == "true",
     )

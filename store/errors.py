@@ -22,6 +22,17 @@ _DENIAL = re.compile(
 )
 
 
+class InvalidSettingError(ValueError):
+    """A setting that cannot work, said on one line: which (`key`), its `value`, and what
+    it `must` be (the fix). `label` is how the message names the setting (default `key`)."""
+
+    def __init__(self, key: str, value: Any, must: str, *, label: str | None = None) -> None:
+        super().__init__(f"{label or key} {must}, got {value!r}")
+        self.key = key
+        self.value = value
+        self.must = must
+
+
 class TableNotFoundError(LookupError):
     """The store's DynamoDB table does not exist where the client looks for it."""
 

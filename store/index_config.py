@@ -10,6 +10,7 @@ from typing import Any, Literal
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, ensure_embeddings
 
+from .errors import InvalidSettingError
 from .model_pin import ModelIdentity, identify
 
 DistanceFunction = Literal["COSINE", "EUCLIDEAN", "DOT_PRODUCT"]
@@ -76,23 +77,25 @@ class IndexSettings(VectorIndexShape):
 
 def parse_index_shape(config: Mapping[str, Any]) -> VectorIndexShape:
     """Validate the immutable vector index settings of an index configuration (`dims`,
-    `distance_function`, `index_name`, `filter_fields`), raising `ValueError` that says
-    what to set."""
+    `distance_function`, `index_name`, `filter_fields`), raising `InvalidSettingError` (a
+    `ValueError`) that says what to set."""
     dims = config.get("dims")
     if not isinstance(dims, int) or isinstance(dims, bool) or not 1 <= dims <= MAX_DIMENSIONS:
-        raise ValueError(
-            f"index['dims'] must be the embedding model's dimension count, an int from 1 to "
-            f"{MAX_DIMENSIONS} (DynamoDB's limit); got {dims!r}"
+        raise _invalid(
+            "dims",
+            dims,
+            "must be the embedding model's dimension count, an int from 1 to "
+            f"{MAX_DIMENSIONS} (DynamoDB's limit)",
         )
     distance = config.get("distance_function", "COSINE")
     if distance not in DISTANCE_FUNCTIONS:
-        choices = list(DISTANCE_FUNCTIONS)
-        raise ValueError(f"index['distance_function'] must be one of {choices}, got {distance!r}")
+        raise _invalid("distance_function", distance, f"must be one of {list(DISTANCE_FUNCTIONS)}")
     index_name = config.get("index_name", DEFAULT_INDEX_NAME)
     if not isinstance(index_name, str) or not INDEX_NAME.fullmatch(index_name):
-        raise ValueError(
-            "index['index_name'] must be 3-255 characters of letters, digits, '_', '-' and "
-            f"'.', got {index_name!r}"
+        raise _invalid(
+            "index_name",
+            index_name,
+            "must be 3-255 characters of letters, digits, '_', '-' and '.'",
         )
     filter_fields: Any = config.get("filter_fields", [])
     if (
@@ -100,9 +103,10 @@ def parse_index_shape(config: Mapping[str, Any]) -> VectorIndexShape:
         or not all(isinstance(f, str) and f and "." not in f for f in filter_fields)
         or len(filter_fields) > MAX_INLINE_FILTERS
     ):
-        raise ValueError(
-            "index['filter_fields'] must be a list of at most "
-            f"{MAX_INLINE_FILTERS} top-level field names, got {filter_fields!r}"
+        raise _invalid(
+            "filter_fields",
+            filter_fields,
+            f"must be a list of at most {MAX_INLINE_FILTERS} top-level field names",
         )
     return VectorIndexShape(
         index_name=index_name,
@@ -110,6 +114,10 @@ def parse_index_shape(config: Mapping[str, Any]) -> VectorIndexShape:
         distance_function=distance,
         filter_fields=tuple(filter_fields),
     )
+
+
+def _invalid(key: str, value: Any, must: str) -> InvalidSettingError:
+    return InvalidSettingError(key, value, must, label=f"index[{key!r}]")
 
 
 def parse_index_config(config: DynamoIndexConfig | IndexConfig | dict[str, Any]) -> IndexSettings:

@@ -12,7 +12,9 @@ from .keys import PK, RECENCY, SK
 from .ttl import EXPIRES_AT
 
 BILLING_MODE = "PAY_PER_REQUEST"  # vector indexes require on-demand tables
-STREAM_VIEW_TYPE = "NEW_AND_OLD_IMAGES"
+# The stream consumer reads the new image of puts and the keys of the TTL sweep's deletions,
+# never an old image (see `consumer.FILTER_PATTERNS`): new images only, half the bytes.
+STREAM_VIEW_TYPE = "NEW_IMAGE"
 KEY_SCHEMA: tuple[dict[str, str], ...] = (
     {"AttributeName": PK, "KeyType": "HASH"},
     {"AttributeName": SK, "KeyType": "RANGE"},
@@ -21,7 +23,7 @@ KEY_SCHEMA: tuple[dict[str, str], ...] = (
 
 def table_spec(index: VectorIndexShape | None) -> dict[str, Any]:
     """CreateTable parameters (all but `TableName`): `PK`/`SK` strings, the recency local
-    secondary index, on-demand, a stream with new and old images, and the vector index
+    secondary index, on-demand, a stream of new images, and the vector index
     when `index` is given."""
     spec: dict[str, Any] = {
         "AttributeDefinitions": attribute_definitions(index),

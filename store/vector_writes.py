@@ -26,6 +26,7 @@ from botocore.exceptions import ClientError
 from langchain_core.embeddings import Embeddings
 
 from . import clock, dynamo, vector_rows
+from .bedrock_models import foundation_model
 from .embedding import (
     CONTENT_HASH,
     PENDING,
@@ -60,7 +61,7 @@ def batch_size_for(model: ModelIdentity) -> int:
     Bedrock models (Titan) one; other embedders get lists and batch as they see fit."""
     if model.provider != BEDROCK:
         return GENERIC_BATCH
-    return COHERE_V3_BATCH if model.model.startswith("cohere.embed-") else 1
+    return COHERE_V3_BATCH if foundation_model(model.model).startswith("cohere.embed-") else 1
 
 
 @dataclass(frozen=True)

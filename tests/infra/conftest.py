@@ -83,4 +83,5 @@ def customized(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Synthesized
         alarmEmail="ops@example.com",
         reservedConcurrency="5",
         tags='{"team": "agents", "cost-center": "42"}',
+        tracing="true",
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aws_cdk.assertions import Match
+from aws_cdk.assertions import Annotations, Match
 from langgraph.store.dynamodb.consumer import filter_criteria
 from langgraph.store.dynamodb.table_spec import table_spec, ttl_spec
 
@@ -33,7 +33,7 @@ def test_table_is_the_one_setup_creates(synthesized: Synthesized) -> None:
     for name, value in wanted.items():
         assert table[name] == value, name
     assert table["BillingMode"] == "PAY_PER_REQUEST"
-    assert table["StreamSpecification"] == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
+    assert table["StreamSpecification"] == {"StreamViewType": "NEW_IMAGE"}
     assert (
         table["TimeToLiveSpecification"]
         == ttl_spec()
@@ -110,6 +110,22 @@ def test_consumer_runs_the_handler_on_arm64(synthesized: Synthesized) -> None:
     assert env["EMBEDDING_MODEL_ID"] == "amazon.titan-embed-text-v2:0"
     assert env["EMBEDDING_DIMS"] == "1024"
     assert env["INDEX_NAME"] == "memory-vectors"
+
+
+def test_tracing_is_off_by_default_and_on_with_context(
+    synthesized: Synthesized, customized: Synthesized
+) -> None:
+    off = synthesized.one("AWS::Lambda::Function")["Properties"]
+    assert "TracingConfig" not in off
+    assert off["Environment"]["Variables"]["TRACING"] == "false"
+    on = customized.one("AWS::Lambda::Function")["Properties"]
+    assert on["TracingConfig"] == {"Mode": "Active"}
+    assert on["Environment"]["Variables"]["TRACING"] == "true"
+    xray = [s for s in statements(customized) if actions(s)[0].startswith("xray:")]
+    assert [sorted(actions(s)) for s in xray] == [
+        ["xray:PutTelemetryRecords", "xray:PutTraceSegments"]
+    ]
+    assert not [s for s in statements(synthesized) if actions(s)[0].startswith("xray:")]
 
 
 def test_event_source_mapping(synthesized: Synthesized) -> None:
@@ -193,10 +209,54 @@ def test_alarms(synthesized: Synthesized) -> None:
     assert synthesized.resources("AWS::SNS::Subscription") == {}
 
 
+def test_alarm_topic_is_encrypted_with_a_key_only_these_alarms_may_use(
+    synthesized: Synthesized,
+) -> None:
+    [(key_id, key)] = synthesized.resources("AWS::KMS::Key").items()
+    assert key["Properties"]["EnableKeyRotation"] is True
+    topic = synthesized.one("AWS::SNS::Topic")["Properties"]
+    assert topic["KmsMasterKeyId"] == {"Fn::GetAtt": [key_id, "Arn"]}
+    statements = key["Properties"]["KeyPolicy"]["Statement"]
+    [cloudwatch] = [
+        s for s in statements if s["Principal"] == {"Service": "cloudwatch.amazonaws.com"}
+    ]
+    assert sorted(cloudwatch["Action"]) == ["kms:Decrypt", "kms:GenerateDataKey*"]
+    condition = cloudwatch["Condition"]
+    assert condition["StringEquals"] == {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}
+    names = sorted(
+        a["Properties"]["AlarmName"]
+        for a in synthesized.resources("AWS::CloudWatch::Alarm").values()
+    )
+    assert names == [
+        f"LangGraphMemory-Memory-{name}"
+        for name in ("DlqDepth", "Errors", "IteratorAge", "Throttles")
+    ]
+    arns = json.dumps(condition["ArnEquals"]["aws:SourceArn"])
+    for name in names:
+        assert f":alarm:{name}" in arns
+    assert arns.count(":alarm:") == 4
+
+
 def test_alarm_email_subscribes_to_the_topic(customized: Synthesized) -> None:
     customized.template.has_resource_properties(
         "AWS::SNS::Subscription", {"Protocol": "email", "Endpoint": "ops@example.com"}
     )
+
+
+def test_a_stack_without_alarm_email_says_its_alarms_reach_nobody(
+    synthesized: Synthesized, customized: Synthesized
+) -> None:
+    outputs = synthesized.template.to_json()["Outputs"]
+    nobody = outputs["AlarmSubscribers"]["Value"]
+    assert nobody.startswith("Nobody")
+    assert "-c alarmEmail=" in nobody and "AlarmTopicArn" in nobody
+    [warning] = Annotations.from_stack(synthesized.stack).find_warning("*", Match.any_value())
+    assert warning.id == "/LangGraphMemory/Memory"
+    assert warning.entry.data.startswith("Alarms reach nobody. Nobody:")
+    assert "[ack: langgraph-dynamodb-memory:alarmsReachNobody]" in warning.entry.data
+    subscribed = customized.template.to_json()["Outputs"]["AlarmSubscribers"]["Value"]
+    assert subscribed == "ops@example.com"
+    assert Annotations.from_stack(customized.stack).find_warning("*", Match.any_value()) == []
 
 
 def test_tags_reach_the_resources(customized: Synthesized) -> None:

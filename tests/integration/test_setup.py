@@ -41,7 +41,7 @@ def test_new_table_gets_the_index_inline_and_setup_waits_until_searchable() -> N
         assert index["Projection"] == {"ProjectionType": "ALL"}
         table = store.client.describe_table(TableName="memory")["Table"]
         assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
-        assert table["StreamSpecification"]["StreamViewType"] == "NEW_AND_OLD_IMAGES"
+        assert table["StreamSpecification"]["StreamViewType"] == "NEW_IMAGE"
         store.put(NS, "k", {"text": "ready right away"})
         assert [r.key for r in store.search(NS, query="ready right away")] == ["k"]
 

@@ -53,6 +53,13 @@ class StreamSetup:
 
 
 def make_stream_store(embeddings: CountingEmbeddings, **index: Any) -> DynamoDBStore:
+    store = stream_store(embeddings, **index)
+    store.setup()
+    return store
+
+
+def stream_store(embeddings: CountingEmbeddings, **index: Any) -> DynamoDBStore:
+    """A stream-mode store on TABLE, before `setup()`."""
     config: dict[str, Any] = {
         "dims": DIMS,
         "embed": embeddings,
@@ -60,9 +67,7 @@ def make_stream_store(embeddings: CountingEmbeddings, **index: Any) -> DynamoDBS
         "embed_on": "stream",
     }
     config.update(index)
-    store = DynamoDBStore(TABLE, region_name="us-east-1", index=config)  # type: ignore[arg-type]
-    store.setup()
-    return store
+    return DynamoDBStore(TABLE, region_name="us-east-1", index=config)  # type: ignore[arg-type]
 
 
 @pytest.fixture

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import pytest
 from langgraph.store.dynamodb import DynamoDBStore, NamespaceFullError
 from langgraph.store.dynamodb.consumer import FILTER_PATTERN, StreamConsumer
 from langgraph.store.dynamodb.embedding import PENDING, VECTOR
+from langgraph.store.dynamodb.errors import InvalidSettingError
 from langgraph.store.dynamodb.rows import key_of
 from langgraph.store.dynamodb.testing import LambdaContext, drain_stream, mock_aws
 from langgraph.store.dynamodb.vector_writes import BatchEmbedder
@@ -278,7 +280,13 @@ def test_throttling_is_retried_with_backoff(streamed: StreamSetup) -> None:
 
 @pytest.mark.parametrize(
     ("model", "dims", "calls"),
-    [("cohere.embed-english-v3", 1024, 1), ("amazon.titan-embed-text-v2:0", 256, 5)],
+    [
+        ("cohere.embed-english-v3", 1024, 1),
+        ("amazon.titan-embed-text-v2:0", 256, 5),
+        # An ARN names no provider: the consumer tells BedrockEmbeddings it is Cohere.
+        ("arn:aws:bedrock:us-east-1::foundation-model/cohere.embed-english-v3", 1024, 1),
+        ("arn:aws:bedrock:us-east-1::foundation-model/amazon.titan-embed-text-v2:0", 256, 5),
+    ],
 )
 def test_bedrock_batch_api_where_the_model_has_one(model: str, dims: int, calls: int) -> None:
     from langgraph.store.dynamodb.consumer import bedrock_embeddings
@@ -321,3 +329,19 @@ def test_a_namespace_the_vectors_fill_fails_its_record_with_namespace_full() -> 
         assert isinstance(outcome, NamespaceFullError), outcome
         assert str(NS) in str(outcome)
         assert PENDING in raw(store, "m")  # still waiting for its vectors
+
+
+@pytest.mark.parametrize(
+    ("model", "dims", "refused"),
+    [
+        ("anthropic.claude-3-haiku-20240307-v1:0", 1024, "model_id must name a Bedrock text"),
+        ("amazon.titan-embed-text-v2:0", 300, "dims must be what amazon.titan-embed-text-v2:0"),
+    ],
+)
+def test_bedrock_embeddings_refuses_what_the_consumer_cannot_call(
+    model: str, dims: int, refused: str
+) -> None:
+    from langgraph.store.dynamodb.consumer import bedrock_embeddings
+
+    with pytest.raises(InvalidSettingError, match=re.escape(refused)):
+        bedrock_embeddings(model, dims, False, region_name="us-east-1")

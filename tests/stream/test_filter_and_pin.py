@@ -15,8 +15,10 @@ from langgraph.store.dynamodb.consumer import (
     FILTER_PATTERN,
     SWEEP_PATTERN,
     StreamConsumer,
+    consumer_from_env,
     filter_criteria,
 )
+from langgraph.store.dynamodb.embedding import PENDING
 from langgraph.store.dynamodb.model_pin import ModelMismatchError
 from langgraph.store.dynamodb.rows import key_of
 from langgraph.store.dynamodb.testing import (
@@ -214,3 +216,51 @@ def test_lambda_handler_embeds_with_bedrock_from_env(capsys: pytest.CaptureFixtu
     assert any(
         m.get("RecordsEmbedded") == [1.0] or m.get("RecordsEmbedded") == 1.0 for m in metrics
     )
+
+
+def test_a_consumer_deployed_with_another_model_fails_its_batches_to_the_dlq(
+    capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stack deployed with a model the table's pin does not record: every invocation
+    logs the refusal at ERROR naming both models and emits `ModelMismatch` = 1, and fails
+    whole, so Lambda retries the records and finally hands all of them to the DLQ. Nothing
+    is embedded with the wrong model; the items stay pending."""
+    env = {
+        "TABLE_NAME": TABLE,
+        "EMBEDDING_MODEL_ID": "cohere.embed-english-v3",
+        "EMBEDDING_DIMS": "1024",
+    }
+    with mock_aws():
+        titan = BedrockEmbeddings(model_id="amazon.titan-embed-text-v2:0", region_name="us-east-1")
+        store = DynamoDBStore(
+            TABLE,
+            region_name="us-east-1",
+            index={"dims": 1024, "embed": titan, "fields": ["text"], "embed_on": "stream"},
+        )
+        store.setup()
+        for key in ("a", "b"):
+            store.put(NS, key, {"text": f"memory {key}"})
+        consumer = consumer_from_env(env)
+        capsys.readouterr()
+        caplog.clear()
+        report = drain_stream(
+            TABLE, consumer.handle, filter_patterns=filter_criteria(), max_retries=2
+        )
+        assert report.delivered == 0 and report.retries == 2
+        assert len(report.failed) == 2  # both records reach the DLQ: none is lost
+        assert len(report.errors) == 3
+        assert all(isinstance(error, ModelMismatchError) for error in report.errors)
+        for key in ("a", "b"):
+            row = store.client.get_item(
+                TableName=TABLE, Key={k: {"S": v} for k, v in key_of(NS, key).items()}
+            )["Item"]
+            assert PENDING in row
+        assert store.search(NS, query="memory a") == []
+    refusals = [r for r in caplog.records if r.name == "memory-embedder" and r.levelname == "ERROR"]
+    assert len(refusals) == 3
+    for refusal in refusals:
+        assert "amazon.titan-embed-text-v2:0" in refusal.getMessage()
+        assert "cohere.embed-english-v3" in refusal.getMessage()
+        assert refusal.records == 2  # type: ignore[attr-defined]
+    metrics = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "_aws" in line]
+    assert [m["ModelMismatch"] for m in metrics if "ModelMismatch" in m] == [[1.0]] * 3
