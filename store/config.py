@@ -36,18 +36,12 @@ from typing import Any
 import boto3
 from langchain_core.embeddings import Embeddings
 
+from .embedders import KNOWN_DIMS, embedder
+from .errors import InvalidSettingError
+
 ENV_PREFIX = "DYNAMODB_MEMORY_"
 CONFIG_ENV = ENV_PREFIX + "CONFIG"
 DEFAULT_TABLE = "agent-memory"
-# Dimensions of the models named here, so `dims` can be left out for them.
-KNOWN_DIMS = {
-    "bedrock:amazon.titan-embed-text-v2:0": 1024,
-    "bedrock:amazon.titan-embed-text-v1": 1536,
-    "bedrock:cohere.embed-english-v3": 1024,
-    "bedrock:cohere.embed-multilingual-v3": 1024,
-    "local:minilm": 384,
-    "lexical": 1024,
-}
 
 
 class ConfigError(ValueError):
@@ -99,9 +93,18 @@ class StoreSettings:
         return config
 
     def embeddings(self) -> Embeddings:
-        """The LangChain embeddings the `embed` name stands for."""
+        """The LangChain embeddings the `embed` name stands for (`embedders.embedder`)."""
         assert self.embed
-        return resolve_embeddings(self.embed, self)
+        try:
+            return embedder(
+                self.embed,
+                self.dims,
+                region_name=self.region or self.session().region_name,
+                endpoint_url=self.endpoint_url,
+                profile=self.profile,
+            )
+        except InvalidSettingError as error:
+            raise ConfigError(f"Embedding model {self.embed!r}: {error}") from error
 
     def store_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for `DynamoDBStore(table, **kwargs)`."""
@@ -116,43 +119,6 @@ class StoreSettings:
         if self.default_ttl:
             kwargs["ttl"] = {"default_ttl": self.default_ttl, "refresh_on_read": True}
         return kwargs
-
-
-def resolve_embeddings(name: str, settings: StoreSettings) -> Embeddings:
-    """Embeddings for a model name (see the module docstring for the names)."""
-    if name.startswith("bedrock:"):
-        from langchain_aws import BedrockEmbeddings
-
-        return BedrockEmbeddings(
-            model_id=name.removeprefix("bedrock:"),
-            region_name=settings.region or settings.session().region_name,
-            credentials_profile_name=settings.profile,
-            # The local emulation serves Bedrock at the DynamoDB endpoint; boto3's
-            # AWS_ENDPOINT_URL* variables apply when no endpoint is set here.
-            endpoint_url=settings.endpoint_url,
-        )
-    if name == "local:minilm":
-        from .local_embeddings import MiniLMEmbeddings
-
-        return MiniLMEmbeddings()
-    if name == "lexical":
-        try:
-            from .testing.embedder import LexicalEmbeddings
-        except ImportError as error:
-            raise ConfigError(
-                "The 'lexical' embedder comes with the testing extra: "
-                "pip install 'langgraph-dynamodb-memory[testing]'"
-            ) from error
-        return LexicalEmbeddings(dims=settings.dims or KNOWN_DIMS["lexical"])
-    from langgraph.store.base import ensure_embeddings
-
-    try:
-        return ensure_embeddings(name)
-    except Exception as error:
-        raise ConfigError(
-            f"Cannot load embedding model {name!r} ({error}). Use bedrock:<model id>, "
-            "local:minilm, lexical, or a provider string LangChain's init_embeddings knows."
-        ) from error
 
 
 def load_settings(path: str | os.PathLike[str] | None = None) -> StoreSettings:

@@ -35,11 +35,10 @@ from aws_lambda_powertools.utilities.batch import (
     process_partial_response,
 )
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
-from botocore.config import Config
 from langchain_core.embeddings import Embeddings
 
 from . import dynamo
-from .bedrock_models import check_embedding_model, foundation_model
+from .embedders import bedrock_embeddings
 from .embedding import (
     CONTENT_HASH,
     INDEX_PATHS,
@@ -118,31 +117,6 @@ class _Pending:
     texts: tuple[str, ...]
     digest: str
     filters: dict[str, str]
-
-
-def bedrock_embeddings(
-    model_id: str,
-    dims: int,
-    normalize: bool,
-    *,
-    region_name: str | None = None,
-    endpoint_url: str | None = None,
-) -> Embeddings:
-    """`langchain_aws.BedrockEmbeddings` for a pinned model, with adaptive retries; refuses
-    (`InvalidSettingError`) a model it cannot call (see `bedrock_models`)."""
-    from langchain_aws import BedrockEmbeddings
-
-    check_embedding_model(model_id, dims)
-    model = foundation_model(model_id)
-    return BedrockEmbeddings(
-        model_id=model_id,
-        provider=model.split(".", 1)[0],
-        normalize=normalize,
-        dimensions=dims if model.startswith("amazon.titan-embed-text-v2") else None,
-        region_name=region_name,
-        endpoint_url=endpoint_url,
-        config=Config(retries={"mode": "adaptive", "max_attempts": 8}),
-    )
 
 
 class StreamConsumer:

@@ -17,7 +17,8 @@ import boto3
 import pytest
 from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
 from langgraph.store.dynamodb import DynamoDBStore, reindex
-from langgraph.store.dynamodb.consumer import FILTER_PATTERNS, bedrock_embeddings, consumer_from_env
+from langgraph.store.dynamodb.consumer import FILTER_PATTERNS, consumer_from_env
+from langgraph.store.dynamodb.embedders import bedrock_embeddings
 from langgraph.store.dynamodb.index_config import parse_index_shape
 from langgraph.store.dynamodb.migration import copy_table
 from langgraph.store.dynamodb.permissions import (

@@ -289,7 +289,7 @@ def test_throttling_is_retried_with_backoff(streamed: StreamSetup) -> None:
     ],
 )
 def test_bedrock_batch_api_where_the_model_has_one(model: str, dims: int, calls: int) -> None:
-    from langgraph.store.dynamodb.consumer import bedrock_embeddings
+    from langgraph.store.dynamodb.embedders import bedrock_embeddings
 
     with mock_aws():
         embed = bedrock_embeddings(model, dims, False, region_name="us-east-1")
@@ -341,7 +341,7 @@ def test_a_namespace_the_vectors_fill_fails_its_record_with_namespace_full() -> 
 def test_bedrock_embeddings_refuses_what_the_consumer_cannot_call(
     model: str, dims: int, refused: str
 ) -> None:
-    from langgraph.store.dynamodb.consumer import bedrock_embeddings
+    from langgraph.store.dynamodb.embedders import bedrock_embeddings
 
     with pytest.raises(InvalidSettingError, match=re.escape(refused)):
         bedrock_embeddings(model, dims, False, region_name="us-east-1")
