@@ -18,6 +18,8 @@ from botocore.config import Config
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotoConnectionError
 
+from .keys import PK, SK
+
 T = TypeVar("T")
 R = TypeVar("R")
 A = TypeVar("A")
@@ -196,7 +198,7 @@ def batch_get(
 ) -> list[dict[str, Any]]:
     """Fetch items by key with BatchGetItem (100 per call, concurrent), retrying
     `UnprocessedKeys` with backoff until every key is answered."""
-    unique = list({(k["PK"], k["SK"]): k for k in keys}.values())
+    unique = list({(k[PK], k[SK]): k for k in keys}.values())
     request: dict[str, Any] = {"ConsistentRead": consistent}
     if projection:
         request["ProjectionExpression"] = projection

@@ -15,7 +15,7 @@ from typing import Any
 from langgraph.store.base import Op, PutOp, SearchOp, get_text_at_path
 
 from .index_config import IndexSettings
-from .keys import MAX_SORT_KEY_BYTES, item_key_of
+from .keys import MAX_SORT_KEY_BYTES, PK, SK, item_key_of
 from .model_pin import ModelIdentity
 from .rows import check_row_size
 
@@ -104,7 +104,7 @@ def vector_sort_key(item_sort_key: str, version: str, position: int) -> str:
 
 def vector_row_keys(pk: str, sk: str, version: str, count: int) -> list[dict[str, str]]:
     """The keys of the extra vector rows of one version of an item."""
-    return [{"PK": pk, "SK": vector_sort_key(sk, version, n)} for n in range(1, count)]
+    return [{PK: pk, SK: vector_sort_key(sk, version, n)} for n in range(1, count)]
 
 
 def check_vector_keys(item_sort_key: str, count: int) -> None:
@@ -175,7 +175,7 @@ def plan_embeddings(
         if op.index is not None or stream:
             rows[i][INDEX_PATHS] = list(paths)  # remembered for re-embedding
         texts = texts_to_embed(op.value, paths)
-        check_vector_keys(rows[i]["SK"], len(texts))
+        check_vector_keys(rows[i][SK], len(texts))
         if texts and stream:
             rows[i][CONTENT_HASH] = rows[i][PENDING] = content_hash(texts, settings.model)
             plan.pending.append(i)

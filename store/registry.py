@@ -259,7 +259,7 @@ class Registry:
                 ":pk": {"S": encode_namespace(ns)},
                 ":items": {"S": ITEM_PREFIX},
             },
-            "ProjectionExpression": "SK",
+            "ProjectionExpression": SK,
             "ConsistentRead": True,
             "Limit": 1 if at is None else 100,
         }

@@ -32,7 +32,7 @@ from .embedding import EmbeddingPlan, attach_vectors, check_vectors, plan_embedd
 from .errors import access_must_be_granted, table_must_exist
 from .filters import validate_filter
 from .index_config import DEFAULT_MAX_FANOUT, DynamoIndexConfig, IndexSettings, parse_index_config
-from .keys import Namespace, normalize_op, validate_op
+from .keys import PK, SK, Namespace, normalize_op, validate_op
 from .kv_search import search_rows
 from .model_pin import check_pin, ensure_pin, read_pin
 from .namespaces import Page, literal_prefix
@@ -450,9 +450,9 @@ class DynamoDBStore(BaseStore):
                 projection=READ_PROJECTION,
                 names=READ_NAMES,
             )
-            by_key = {(row["PK"], row["SK"]): row for row in found}
+            by_key = {(row[PK], row[SK]): row for row in found}
             for i, key in zip(gets, keys, strict=True):
-                row = by_key.get((key["PK"], key["SK"]))
+                row = by_key.get((key[PK], key[SK]))
                 if row is None or (omit_at is not None and is_expired(row, omit_at)):
                     continue
                 results[i] = to_item(row)
@@ -521,9 +521,7 @@ class DynamoDBStore(BaseStore):
         self._writer.write(
             puts=[rows[i] for i in last.values() if i in rows],
             deletes=[key for key, i in last.items() if i not in rows],
-            extras={
-                (rows[i]["PK"], rows[i]["SK"]): extras[i] for i in last.values() if i in extras
-            },
+            extras={(rows[i][PK], rows[i][SK]): extras[i] for i in last.values() if i in extras},
             at=at,
         )
 
