@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import functools
 import logging
-import threading
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
@@ -17,7 +14,6 @@ import boto3
 from botocore.config import Config
 from langgraph.store.base import (
     BaseStore,
-    GetOp,
     IndexConfig,
     ListNamespacesOp,
     Op,
@@ -33,21 +29,16 @@ from .errors import access_must_be_granted, table_must_exist
 from .filters import validate_filter
 from .index_config import DEFAULT_MAX_FANOUT, DynamoIndexConfig, IndexSettings, parse_index_config
 from .keys import PK, SK, Namespace, normalize_op, validate_op
-from .kv_search import search_rows
 from .model_pin import check_pin, ensure_pin, read_pin
-from .namespaces import Page, literal_prefix
+from .pool import StorePool
+from .reads import Reader
 from .registry import Registry
 from .rows import (
-    READ_NAMES,
-    READ_PROJECTION,
     build_row,
-    key_of,
-    to_item,
-    to_search_item,
 )
 from .semantic_search import SemanticSearch, check_page
 from .table_spec import table_spec
-from .ttl import check_ttl, is_expired
+from .ttl import check_ttl
 from .vector_index import ensure_index
 from .writes import Writer
 
@@ -122,11 +113,7 @@ class DynamoDBStore(BaseStore):
             boto3_session=boto3_session,
             boto_config=Config(max_pool_connections=connections).merge(boto_config or Config()),
         )
-        self._pool = ThreadPoolExecutor(
-            max_workers=max_concurrency, thread_name_prefix=f"dynamodb-store-{table_name}"
-        )
-        self._warm = threading.Lock()
-        self._warmed: Future[None] = Future()
+        self._pool = StorePool(max_concurrency, name=f"dynamodb-store-{table_name}")
         self._registry = Registry(self._client, table_name, consistent=consistent_read)
         self._index: IndexSettings | None = parse_index_config(index) if index else None
         self._writer = Writer(self._client, table_name, self._registry, self._index)
@@ -134,6 +121,14 @@ class DynamoDBStore(BaseStore):
             SemanticSearch(self._client, table_name, self._registry, self._index)
             if self._index
             else None
+        )
+        self._reader = Reader(
+            self._client,
+            table_name,
+            self._registry,
+            self._semantic,
+            consistent=consistent_read,
+            max_fanout=max_fanout,
         )
 
     @property
@@ -174,7 +169,7 @@ class DynamoDBStore(BaseStore):
         """Let operations in flight finish, then stop the store's threads and release the
         client's connections. The store refuses further operations."""
         self._closed = True
-        self._pool.shutdown(wait=True)
+        self._pool.close()
         self._client.close()
 
     def __enter__(self) -> Self:
@@ -248,7 +243,7 @@ class DynamoDBStore(BaseStore):
             table_must_exist(self._client, self.table_name),
             access_must_be_granted(self.table_name),
         ):
-            return self._on_pool(self._batch, list(ops))
+            return self._pool.run(self._batch, list(ops))
 
     def _batch(self, ops: Iterable[Op]) -> list[Result]:
         ops, rows, plan = self._prepare(ops)
@@ -280,8 +275,8 @@ class DynamoDBStore(BaseStore):
 
     async def _abatch(self, ops: list[Op]) -> list[Result]:
         if self._index is None:
-            return await self._aon_pool(self._batch, ops)
-        ops, rows, plan = await self._aon_pool(self._prepare, ops)
+            return await self._pool.arun(self._batch, ops)
+        ops, rows, plan = await self._pool.arun(self._prepare, ops)
         documents: list[list[float]] = []
         queries: list[list[float]] = []
         scope: dict[Namespace, list[Namespace]] = {}
@@ -290,54 +285,9 @@ class DynamoDBStore(BaseStore):
             documents, queries, scope = await asyncio.gather(
                 embeddings.aembed_documents(plan.documents) if plan.documents else _no_vectors(),
                 asyncio.gather(*(embeddings.aembed_query(query) for query in plan.queries)),
-                self._aon_pool(self._semantic_namespaces, ops),
+                self._pool.arun(self._semantic_namespaces, ops),
             )
-        return await self._aon_pool(self._execute, ops, rows, plan, documents, queries, scope)
-
-    # The store's threads
-
-    def _submit(self, fn: Callable[..., R], *args: Any) -> Future[R]:
-        """Run `fn(*args)` on the store's pool, in the caller's context (clock, tracing),
-        with its fan-out on the same pool."""
-
-        def run() -> R:
-            with dynamo.fan_out_on(self._pool):
-                return fn(*args)
-
-        return self._pool.submit(contextvars.copy_context().run, run)
-
-    def _on_pool(self, fn: Callable[..., R], *args: Any) -> R:
-        """`fn(*args)` on the store's pool; inline when already on it (a nested call must
-        not wait for a free worker that only it could release)."""
-        if dynamo.current_executor() is self._pool:
-            return fn(*args)
-        return self._submit(fn, *args).result()
-
-    async def _aon_pool(self, fn: Callable[..., R], *args: Any) -> R:
-        """Await `fn(*args)` on the store's pool. On cancellation, a call not yet started
-        never starts; one already running finishes first, then the cancellation is raised."""
-        if not self._warmed.done():
-            if self._warm.acquire(blocking=False):
-                threading.Thread(target=self._start_workers, daemon=True).start()
-            await asyncio.shield(asyncio.wrap_future(self._warmed))
-        job = self._submit(fn, *args)
-        done = asyncio.wrap_future(job)
-        try:
-            return await asyncio.shield(done)
-        except asyncio.CancelledError:
-            if not job.cancel():
-                await _uncancellable(done)
-            raise
-
-    def _start_workers(self) -> None:
-        """Start every worker of the pool from this helper thread: starting a thread waits
-        for the GIL, which a busy pool holds, and the event loop must not wait for it."""
-        gate = threading.Event()
-        with contextlib.suppress(RuntimeError):  # closed meanwhile
-            for _ in range(self.max_concurrency):
-                self._pool.submit(gate.wait, 5.0)
-        gate.set()
-        self._warmed.set_result(None)
+        return await self._pool.arun(self._execute, ops, rows, plan, documents, queries, scope)
 
     def _prepare(
         self, ops: Iterable[Op]
@@ -389,7 +339,8 @@ class DynamoDBStore(BaseStore):
         at = clock.now()
         results: list[Result] = [None] * len(ops)
         vectors = dict(zip(plan.queries, queries, strict=True))
-        read_rows = self._read(ops, results, at, vectors, scope)
+        omit_at = at if self._omit_expired else None
+        read_rows = self._reader.read(ops, results, omit_at, vectors, scope)
         self._writer.refresh(read_rows, at)
         self._write(ops, rows, extras, at)
         return results
@@ -426,82 +377,6 @@ class DynamoDBStore(BaseStore):
         DynamoDB's TTL sweep can lag a day or more behind an item's expiry."""
         return bool((self.ttl_config or {}).get("omit_expired", True))
 
-    def _read(
-        self,
-        ops: list[Op],
-        results: list[Result],
-        at: float,
-        query_vectors: dict[str, list[float]],
-        scope: dict[Namespace, list[Namespace]],
-    ) -> list[dict[str, Any]]:
-        """Answer every read op (concurrently); returns the rows read, for TTL refresh."""
-        omit_at = at if self._omit_expired else None
-        gets = [i for i, op in enumerate(ops) if isinstance(op, GetOp)]
-        tasks: list[Callable[[], None]] = []
-        read_rows: list[dict[str, Any]] = []
-
-        def answer_gets() -> None:
-            keys = [key_of(ops[i].namespace, ops[i].key) for i in gets]  # type: ignore[union-attr]
-            found = dynamo.batch_get(
-                self._client,
-                self.table_name,
-                keys,
-                consistent=self.consistent_read,
-                projection=READ_PROJECTION,
-                names=READ_NAMES,
-            )
-            by_key = {(row[PK], row[SK]): row for row in found}
-            for i, key in zip(gets, keys, strict=True):
-                row = by_key.get((key[PK], key[SK]))
-                if row is None or (omit_at is not None and is_expired(row, omit_at)):
-                    continue
-                results[i] = to_item(row)
-                if ops[i].refresh_ttl:  # type: ignore[union-attr]
-                    read_rows.append(row)
-
-        semantic = self._semantic
-
-        def answer_search(i: int, op: SearchOp) -> None:
-            if semantic is not None and op.query:
-                hits = semantic.search(
-                    op,
-                    query_vectors[op.query],
-                    scope[op.namespace_prefix],
-                    omit_expired_at=omit_at,
-                )
-                results[i] = [to_search_item(row, score) for row, score in hits]
-                if op.refresh_ttl:
-                    read_rows.extend(row for row, _ in hits)
-                return
-            found = search_rows(
-                self._client,
-                self.table_name,
-                self._registry,
-                op,
-                consistent=self.consistent_read,
-                omit_expired_at=omit_at,
-                max_fanout=self.max_fanout,
-            )
-            results[i] = [to_search_item(row) for row in found]
-            if op.refresh_ttl:
-                read_rows.extend(found)
-
-        def answer_list(i: int, op: ListNamespacesOp) -> None:
-            conditions = list(op.match_conditions or ())
-            page = Page(conditions, op.max_depth, op.limit, op.offset)
-            self._registry.fill(page, literal_prefix(conditions), omit_expired_at=omit_at)
-            results[i] = page.result
-
-        if gets:
-            tasks.append(answer_gets)
-        for i, op in enumerate(ops):
-            if isinstance(op, SearchOp):
-                tasks.append(lambda i=i, op=op: answer_search(i, op))  # type: ignore[misc]
-            elif isinstance(op, ListNamespacesOp):
-                tasks.append(lambda i=i, op=op: answer_list(i, op))  # type: ignore[misc]
-        dynamo.parallel_map(lambda task: task(), tasks)
-        return read_rows
-
     # Writes
 
     def _write(
@@ -524,15 +399,6 @@ class DynamoDBStore(BaseStore):
             extras={(rows[i][PK], rows[i][SK]): extras[i] for i in last.values() if i in extras},
             at=at,
         )
-
-
-async def _uncancellable(done: asyncio.Future[Any]) -> None:
-    """Wait for `done` through any further cancellations; its outcome is consumed."""
-    while not done.done():
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait([done])
-    if not done.cancelled():
-        done.exception()
 
 
 def _connections(
