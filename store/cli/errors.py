@@ -10,12 +10,12 @@ from typing import ParamSpec, TypeVar
 import typer
 from botocore.exceptions import (
     ClientError,
-    EndpointConnectionError,
     NoCredentialsError,
     NoRegionError,
     PartialCredentialsError,
     ProfileNotFound,
 )
+from botocore.exceptions import ConnectionError as BotoConnectionError
 from langgraph.store.base import InvalidNamespaceError
 from rich.console import Console
 
@@ -58,7 +58,7 @@ def explain(error: BaseException) -> tuple[str, int] | None:
         return "No AWS region: pass --region us-east-1 or set AWS_DEFAULT_REGION.", ENVIRONMENT
     if isinstance(error, ProfileNotFound):
         return f"{error}. Check --profile / AWS_PROFILE.", ENVIRONMENT
-    if isinstance(error, EndpointConnectionError):
+    if isinstance(error, BotoConnectionError):  # refused, timed out, DNS, proxy, TLS
         return (
             f"{error}. Is the endpoint running (dynamodb-memory serve)? "
             "Check --endpoint-url / AWS_ENDPOINT_URL.",

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
 import typer
+from botocore.config import Config
+from botocore.exceptions import ConnectionError as BotoConnectionError
 from langgraph.store.base import Item
 
 from ..config import StoreSettings, load_settings
@@ -20,6 +22,13 @@ from ..store import DynamoDBStore
 from .errors import ENVIRONMENT, CliError
 
 R = TypeVar("R")
+
+# The command line reports an endpoint it cannot reach within about 2 s: a short connect
+# timeout, and one retry of a failed connection (`fail_fast_on_connection_errors`), while
+# throttling and server errors keep the library's adaptive retries.
+CONNECT_TIMEOUT_SECONDS = 1
+CONNECTION_ATTEMPTS = 2
+CLI_BOTO_CONFIG = Config(connect_timeout=CONNECT_TIMEOUT_SECONDS)
 
 LEXICAL_PROVIDER = "langgraph.store.dynamodb.testing.embedder.LexicalEmbeddings"
 MINILM_PROVIDER = "langgraph.store.dynamodb.local_embeddings.MiniLMEmbeddings"
@@ -137,9 +146,7 @@ class Target:
             raise CliError(
                 "No AWS region: pass --region us-east-1 or set AWS_DEFAULT_REGION.", ENVIRONMENT
             )
-        key_value = DynamoDBStore(
-            self.table, **self.settings.with_overrides(embed="").store_kwargs()
-        )
+        key_value = _cli_store(self.table, self.settings.with_overrides(embed=""))
         if not index:
             return key_value
         settings = self.settings
@@ -147,11 +154,31 @@ class Target:
             settings = pinned_settings(key_value, settings)
             if not settings.embed:
                 return key_value
-        return DynamoDBStore(self.table, **settings.store_kwargs())
+        return _cli_store(self.table, settings)
 
     def client(self) -> Any:
         """The DynamoDB client of a key-value store on the target."""
         return self.store(index=False).client
+
+
+def _cli_store(table: str, settings: StoreSettings) -> DynamoDBStore:
+    store = DynamoDBStore(table, boto_config=CLI_BOTO_CONFIG, **settings.store_kwargs())
+    fail_fast_on_connection_errors(store.client)
+    return store
+
+
+def fail_fast_on_connection_errors(client: Any) -> None:
+    """Make `client` give up on an endpoint it cannot connect to after
+    `CONNECTION_ATTEMPTS` attempts; every other retry (throttling, server errors) stays as
+    its retry mode decides."""
+
+    def give_up(attempts: int, caught_exception: BaseException | None, **_: Any) -> None:
+        if isinstance(caught_exception, BotoConnectionError) and attempts >= CONNECTION_ATTEMPTS:
+            raise caught_exception
+        # None: no opinion, the retry mode's own handler decides.
+
+    service = client.meta.service_model.service_id.hyphenize()
+    client.meta.events.register_first(f"needs-retry.{service}", give_up)
 
 
 def pinned_settings(store: DynamoDBStore, settings: StoreSettings) -> StoreSettings:
