@@ -20,7 +20,6 @@ from langgraph.store.base import InvalidNamespaceError
 from rich.console import Console
 
 from ..config import ConfigError
-from ..errors import TableNotFoundError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -45,8 +44,6 @@ def explain(error: BaseException) -> tuple[str, int] | None:
     """The message and exit code for an error the user can fix; None for a bug."""
     if isinstance(error, CliError):
         return str(error), error.code
-    if isinstance(error, TableNotFoundError):
-        return f"{error}\nCreate it with: dynamodb-memory setup", ENVIRONMENT
     if isinstance(error, NoCredentialsError | PartialCredentialsError):
         return (
             "No AWS credentials found. For the local endpoint any will do: export "

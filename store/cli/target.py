@@ -14,7 +14,7 @@ from botocore.exceptions import ConnectionError as BotoConnectionError
 from langgraph.store.base import Item
 
 from ..config import StoreSettings, load_settings
-from ..errors import table_must_exist
+from ..errors import TableNotFoundError, table_must_exist
 from ..index_config import DEFAULT_INDEX_NAME
 from ..keys import Namespace
 from ..model_pin import BEDROCK, identity_of, read_pin
@@ -95,7 +95,11 @@ def targeted(
         def wrapper(**kwargs: Any) -> R:
             options = {p.name: kwargs.pop(p.name) for p in shared}
             json_out = options.pop("json_out", False)
-            return command(target=Target.of(json_out=json_out, **options), **kwargs)
+            target = Target.of(json_out=json_out, **options)
+            try:
+                return command(target=target, **kwargs)
+            except TableNotFoundError as error:
+                raise CliError(target.missing_table(), ENVIRONMENT) from error
 
         wrapper.__signature__ = inspect.Signature([*own, *shared])  # type: ignore[attr-defined]
         return wrapper
@@ -149,12 +153,23 @@ class Target:
         key_value = _cli_store(self.table, self.settings.with_overrides(embed=""))
         if not index:
             return key_value
-        settings = self.settings
-        if not settings.embed:
-            settings = pinned_settings(key_value, settings)
-            if not settings.embed:
-                return key_value
-        return _cli_store(self.table, settings)
+        settings = self.embedding_settings(key_value)
+        return _cli_store(self.table, settings) if settings.embed else key_value
+
+    def missing_table(self) -> str:
+        """What to say when the target table does not exist: where it was looked for and
+        the command that creates it."""
+        meta = self.client().meta
+        return (
+            f"Table {self.table} does not exist in {meta.region_name} at {meta.endpoint_url}: "
+            f"create it with `dynamodb-memory setup --table {self.table}` (add --embed MODEL "
+            "for semantic search), or check --table, --region and --endpoint-url."
+        )
+
+    def embedding_settings(self, store: DynamoDBStore) -> StoreSettings:
+        """The settings with the model to embed with: the configured one, else the one the
+        table's vector index pinned (`embed` stays empty when neither exists)."""
+        return self.settings if self.settings.embed else pinned_settings(store, self.settings)
 
     def client(self) -> Any:
         """The DynamoDB client of a key-value store on the target."""
