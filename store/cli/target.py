@@ -177,6 +177,7 @@ class Target:
 
 
 def _cli_store(table: str, settings: StoreSettings) -> DynamoDBStore:
+    """A store for one command: the library's retries, but a dead endpoint fails fast."""
     store = DynamoDBStore(table, boto_config=CLI_BOTO_CONFIG, **settings.store_kwargs())
     fail_fast_on_connection_errors(store.client)
     return store
