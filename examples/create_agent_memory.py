@@ -1,25 +1,53 @@
 """`create_agent(..., store=store)` with tools that read and write long-term memory
-through `runtime.store`: what one thread saves, another thread recalls."""
+through `runtime.store`: what one thread saves, another thread recalls.
+
+Run it offline: `python examples/create_agent_memory.py` (or `python -m
+examples.create_agent_memory`): DynamoDB and Bedrock are emulated, the chat model plays
+a script."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from langchain.agents import create_agent
+from langchain.tools import ToolRuntime, tool
+from langchain_aws import BedrockEmbeddings
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.testing import ScriptedChatModel, tool_call
 
-from examples.agent_server.memory_tools import Context, recall, save_memory
-from examples.memory_store import bedrock_store
-from examples.scripted_model import ScriptedChatModel, call
+
+@dataclass
+class Context:
+    user_id: str
+
+
+@tool
+def save_memory(text: str, runtime: ToolRuntime[Context]) -> str:
+    """Remember a fact about the user."""
+    assert runtime.store is not None
+    namespace = ("memories", runtime.context.user_id)
+    key = f"m{len(runtime.store.search(namespace, limit=100)) + 1}"
+    runtime.store.put(namespace, key, {"text": text})
+    return f"saved {key}"
+
+
+@tool
+def recall(query: str, runtime: ToolRuntime[Context]) -> str:
+    """Look up what we know about the user."""
+    assert runtime.store is not None
+    hits = runtime.store.search(("memories", runtime.context.user_id), query=query, limit=2)
+    return "\n".join(f"{hit.score:.2f} {hit.value['text']}" for hit in hits) or "nothing"
 
 
 def run(store: DynamoDBStore) -> list[str]:
     """Two threads of one user; returns what the agent recalled in the second."""
     model = ScriptedChatModel(
         responses=[
-            call("save_memory", "c1", text="Prefers email, never phone calls"),
+            tool_call("save_memory", "c1", text="Prefers email, never phone calls"),
             AIMessage("Saved."),
-            call("recall", "c2", query="how should I contact this user?"),
+            tool_call("recall", "c2", query="how should I contact this user?"),
             AIMessage("I'll email you."),
         ]
     )
@@ -45,8 +73,13 @@ def run(store: DynamoDBStore) -> list[str]:
 
 
 def main() -> None:
-    store = bedrock_store(["text"])
-    print(run(store))
+    """Run against the DynamoDB and Bedrock the environment points at."""
+    embed = BedrockEmbeddings(model_id="amazon.titan-embed-text-v2:0", region_name="us-east-1")
+    index = {"dims": 1024, "fields": ["text"], "embed": embed}
+    with DynamoDBStore.from_table(
+        "agent-memory", region_name="us-east-1", index=index, setup=True
+    ) as store:
+        print(run(store))
 
 
 if __name__ == "__main__":

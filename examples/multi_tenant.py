@@ -1,12 +1,14 @@
-"""The namespace layouts of a multi-tenant deployment (DESIGN.md) and what one search
-covers in each. Scope by namespace, not by value filter: namespaces are partitions, so
-isolation is structural."""
+"""The namespace layouts of a multi-tenant deployment (docs/design.md) and what one
+search covers in each. Scope by namespace, not by value filter: namespaces are partitions,
+so isolation is structural.
+
+Run it offline: `python examples/multi_tenant.py` (or `python -m examples.multi_tenant`).
+"""
 
 from __future__ import annotations
 
+from langchain_aws import BedrockEmbeddings
 from langgraph.store.dynamodb import DynamoDBStore
-
-from examples.memory_store import bedrock_store
 
 LAYOUTS = {
     ("memories", "user-1"): "one user (single-tenant app)",
@@ -35,9 +37,14 @@ def run(store: DynamoDBStore) -> dict[str, list[str]]:
 
 
 def main() -> None:
-    store = bedrock_store(["text"])
-    for scope, namespaces in run(store).items():
-        print(f"{scope}: {namespaces}")
+    """Run against the DynamoDB and Bedrock the environment points at."""
+    embed = BedrockEmbeddings(model_id="amazon.titan-embed-text-v2:0", region_name="us-east-1")
+    index = {"dims": 1024, "fields": ["text"], "embed": embed}
+    with DynamoDBStore.from_table(
+        "agent-memory", region_name="us-east-1", index=index, setup=True
+    ) as store:
+        for scope, namespaces in run(store).items():
+            print(f"{scope}: {namespaces}")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
@@ -52,19 +53,34 @@ REPLIES = [
 console = Console(highlight=False)
 
 
-def choose_embeddings(choice: str) -> tuple[Embeddings, int, str]:
-    """The embedder to run (`auto`: the real local model when installed), its
-    dimensions, and how to name it on screen."""
+@dataclass(frozen=True)
+class Embedder:
+    """The embeddings the demo runs, and how the screen names them."""
+
+    embeddings: Embeddings
+    dims: int
+    name: str
+    recalls_by: str  # what a semantic search ranks by, said plainly
+
+
+def choose_embeddings(choice: str) -> Embedder:
+    """The embedder to run (`auto`: the real local model when installed)."""
     if choice == "minilm" or (choice == "auto" and local_embeddings.available()):
-        name = f"{local_embeddings.MODEL_NAME} (real model, on this CPU, local-embeddings extra)"
-        return local_embeddings.MiniLMEmbeddings(), local_embeddings.DIMS, name
+        return Embedder(
+            local_embeddings.MiniLMEmbeddings(),
+            local_embeddings.DIMS,
+            f"{local_embeddings.MODEL_NAME} (real model, on this CPU, local-embeddings extra)",
+            "by meaning",
+        )
     from .testing import LexicalEmbeddings
 
-    name = (
+    return Embedder(
+        LexicalEmbeddings(dims=1024),
+        1024,
         "lexical stand-in (hashed words, NOT a real model; install the local-embeddings "
-        "extra for one)"
+        "extra for one)",
+        "by word overlap (the lexical stand-in)",
     )
-    return LexicalEmbeddings(dims=1024), 1024, name
 
 
 def run(choice: str = "auto") -> None:
@@ -76,7 +92,7 @@ def run(choice: str = "auto") -> None:
     from .testing import local_endpoint, run_consumer
 
     started = time.monotonic()
-    embeddings, dims, embedder_name = choose_embeddings(choice)
+    embedder = choose_embeddings(choice)
     model = FakeListChatModel(responses=REPLIES)
     console.print(
         Panel.fit(
@@ -84,7 +100,7 @@ def run(choice: str = "auto") -> None:
             "[dim]local emulation: DynamoDB + vector index behind a local endpoint, no AWS[/]\n"
             f"Chat model: [bold]deterministic stand-in[/] (LangChain's {type(model).__name__}"
             "), no LLM\n"
-            f"Embeddings: [bold]{embedder_name}[/]",
+            f"Embeddings: [bold]{embedder.name}[/]",
             title="make demo",
         )
     )
@@ -94,7 +110,12 @@ def run(choice: str = "auto") -> None:
             TABLE,
             region_name=REGION,
             endpoint_url=url,
-            index={"dims": dims, "embed": embeddings, "fields": ["text"], "embed_on": "stream"},
+            index={
+                "dims": embedder.dims,
+                "embed": embedder.embeddings,
+                "fields": ["text"],
+                "embed_on": "stream",
+            },
         )
         store.setup()
         console.print(
@@ -102,11 +123,11 @@ def run(choice: str = "auto") -> None:
             "the stream consumer embeds in the background (embed_on='stream')\n"
         )
         consumer = StreamConsumer(
-            TABLE, embeddings=embeddings, endpoint_url=url, region_name=REGION
+            TABLE, embeddings=embedder.embeddings, endpoint_url=url, region_name=REGION
         )
-        with run_consumer(TABLE, consumer.handle, filter_patterns=FILTER_PATTERNS) as embedder:
+        with run_consumer(TABLE, consumer.handle, filter_patterns=FILTER_PATTERNS) as background:
             agent = build_agent(model, store, InMemorySaver())
-            scenario(agent, store, embedder)
+            scenario(agent, store, background, recalls_by=embedder.recalls_by)
     console.print(f"\n[dim]Done in {time.monotonic() - started:.1f} s.[/]")
 
 
@@ -114,7 +135,9 @@ if TYPE_CHECKING:
     from .testing import BackgroundConsumer
 
 
-def scenario(agent: Any, store: DynamoDBStore, embedder: BackgroundConsumer) -> None:
+def scenario(
+    agent: Any, store: DynamoDBStore, background: BackgroundConsumer, *, recalls_by: str
+) -> None:
     console.rule("1. Thread t1: acme-corp / user-8812 tells the agent three things")
     for text in WORKED_EXAMPLE:
         _turn(agent, ACME, "t1", f"Remember: {text}")
@@ -122,14 +145,14 @@ def scenario(agent: Any, store: DynamoDBStore, embedder: BackgroundConsumer) -> 
     _turn(agent, GLOBEX, "t3", "Remember: Prefers phone calls over email")
 
     total, pending = count_memories(store.client, TABLE)
-    embedder.wait_until_idle()
+    background.wait_until_idle()
     _, left = count_memories(store.client, TABLE)
     console.print(
         f"[dim]Background embedding: {pending} of {total} memories still pending right after "
         f"the turns; once the stream consumer caught up: {left} pending.[/]"
     )
 
-    console.rule("2. A new thread t4: the agent recalls by meaning, not by thread")
+    console.rule(f"2. A new thread t4: the agent recalls {recalls_by}, not by thread")
     state = _turn(agent, ACME, "t4", QUERY)
     _recalled_table(state["recalled"], f"recalled for {'.'.join(ACME.namespace)}")
 

@@ -34,8 +34,8 @@ class Tenant:
 
     @property
     def namespace(self) -> tuple[str, str, str]:
-        """The user's memories: `("memories", tenant, user)`, DESIGN.md's multi-tenant
-        layout, so one semantic search covers exactly this user of this tenant."""
+        """The user's memories: `("memories", tenant, user)`, the multi-tenant layout of
+        docs/design.md, so one semantic search covers exactly this user of this tenant."""
         return ("memories", self.tenant, self.user_id)
 
 

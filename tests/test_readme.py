@@ -31,3 +31,27 @@ def test_readme_examples_run_as_written(
     printed = capsys.readouterr().out
     assert "{'channel': 'email', 'score': 0.1, 'seats': 42}" in printed
     assert re.search(r"^\d\.\d\d mem-1$", printed, flags=re.MULTILINE)
+
+
+DOCS = [README, *sorted((README.parent / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda doc: doc.name)
+def test_files_the_docs_name_are_in_the_repository(doc: Path) -> None:
+    """Relative links, and repository paths in backticks (`store/config.py`)."""
+    text = doc.read_text()
+    links = re.findall(r"\]\(([^)#\s]+)", text)
+    missing = [t for t in links if "://" not in t and not (doc.parent / t).exists()]
+    paths = re.findall(r"`([\w.-]+/[\w./-]*\.(?:py|md|json|toml))`", text)
+    missing += [t for t in paths if not (README.parent / t).exists()]
+    assert missing == []
+
+
+def test_the_docs_name_extra_vector_rows_as_the_code_keys_them() -> None:
+    from langgraph.store.dynamodb.embedding import VECTOR_VERSION, vector_sort_key
+
+    assert vector_sort_key("k#mem-1", "0123456789abcdef", 1) == "v#mem-1#0123456789abcdef#1"
+    for doc in (README, README.parent / "docs" / "architecture.md"):
+        text = doc.read_text()
+        assert "`v#<key>#<version>#<n>`" in text and f"`{VECTOR_VERSION}`" in text
+        assert "`v#<key>#<n>`" not in text and "`revision`" not in text

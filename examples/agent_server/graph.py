@@ -1,5 +1,9 @@
 """The Agent Server graph: `create_agent` with memory tools. The server hands it the
-DynamoDB store from `memory_store.py` (no `store=` here: the server provides it)."""
+DynamoDB store from `memory_store.py` (no `store=` here: the server provides it).
+
+`AGENT_MODEL` picks the chat model: a `provider:model` string for LangChain's
+`init_chat_model` (default: Claude Sonnet 4.5 on Bedrock, which needs Bedrock model
+access), or `fake` for the offline stand-in in `offline_model.py` (no LLM, no AWS)."""
 
 from __future__ import annotations
 
@@ -7,9 +11,13 @@ import os
 
 from langchain.agents import create_agent
 from memory_tools import Context, recall, save_memory
+from offline_model import OfflineMemoryModel
 
-MODEL = os.environ.get(
-    "AGENT_MODEL", "bedrock_converse:us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+BEDROCK_CLAUDE = "bedrock_converse:us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+MODEL = os.environ.get("AGENT_MODEL") or BEDROCK_CLAUDE
+
+graph = create_agent(
+    OfflineMemoryModel() if MODEL == "fake" else MODEL,
+    tools=[save_memory, recall],
+    context_schema=Context,
 )
-
-graph = create_agent(MODEL, tools=[save_memory, recall], context_schema=Context)

@@ -23,7 +23,10 @@ from rich.table import Table
 
 from .. import permissions
 from .. import table as table_module
+from ..index_config import DEFAULT_INDEX_NAME
 from ..permissions import PLACEHOLDERS, Component, Resources
+from ..store import DynamoDBStore
+from ..vector_index import find_index
 from . import serve as serving
 from . import transfer
 from .errors import ENVIRONMENT, NOT_FOUND, CliError, friendly, stderr
@@ -46,6 +49,7 @@ app = typer.Typer(
     add_completion=False,
 )
 console = Console(highlight=False)
+EXAMPLE_MODEL = "bedrock:amazon.titan-embed-text-v2:0"
 
 
 def _print_json(data: Any) -> None:
@@ -127,10 +131,7 @@ def setup(
     missing, and wait until it is ready, showing progress."""
     store = target.store(index=bool(target.settings.embed))
     started = time.monotonic()
-    if target.json:
-        store.setup()
-    else:
-        _setup_with_progress(store.setup, store.client, target.table)
+    _run_setup(target, store)
     elapsed = time.monotonic() - started
     indexes = [i["name"] for i in table_status(store, exact=False)["vector_indexes"]]
     what = f" with vector index {', '.join(indexes)}" if indexes else " (key-value only)"
@@ -139,6 +140,46 @@ def setup(
         {"table": target.table, "vector_indexes": indexes, "seconds": elapsed},
         f"Table {target.table}{what} is ready ({elapsed:.1f} s).",
     )
+
+
+def _run_setup(target: Target, store: DynamoDBStore) -> None:
+    """`store.setup()`, with a spinner showing progress unless the output is JSON."""
+    if target.json:
+        store.setup()
+    else:
+        _setup_with_progress(store.setup, store.client, target.table)
+
+
+def _indexed_store(target: Target, *, writes: bool) -> DynamoDBStore:
+    """The target's store with its embedding model (given or pinned), on a table that has
+    the vector index that model fills: vectors on a table without it are found by nothing.
+    A command that writes vectors adds a missing index first, as `setup --embed` does; a
+    search is refused with the commands that add it."""
+    store = target.store()
+    index = store.index_settings
+    if index is None and writes:
+        return store  # key-value writes
+    description = table_module.describe(store.client, target.table)
+    if description is None:
+        return store  # a missing table is reported by the command's own first request
+    if find_index(description, index.index_name if index else DEFAULT_INDEX_NAME):
+        return store
+    model = target.embedding_settings(store).embed if index else None
+    if not writes or index is None:
+        add = f"dynamodb-memory setup --table {target.table} --embed {model or EXAMPLE_MODEL}"
+        raise CliError(
+            f"Table {target.table} has no vector index, so nothing in it can be found by "
+            f"meaning: add one with `{add}`{'' if model else ' (or another model)'}, then "
+            f"`dynamodb-memory reindex --table {target.table}` embeds the memories already "
+            "there."
+        )
+    stderr.print(
+        f"Table {target.table} has no vector index: adding vector index {index.index_name} "
+        f"for {model} first, as setup --embed does.",
+        highlight=False,
+    )
+    _run_setup(target, store)
+    return store
 
 
 def _setup_with_progress(run: Any, client: Any, table_name: str) -> None:
@@ -232,7 +273,7 @@ def reindex_items(
     still pending, or by another model). Resumes where an interrupted run stopped."""
     from ..reindex import ReindexProgress, reindex
 
-    store = target.store()
+    store = _indexed_store(target, writes=True)
     if store.index_config is None:
         raise CliError(
             f"Table {target.table} has no pinned embedding model: pass --embed (the model "
@@ -362,7 +403,7 @@ def put(
     data = json.loads(value)
     if not isinstance(data, dict):
         raise CliError(f"The value must be a JSON object, got {type(data).__name__}: {value}")
-    store = target.store()
+    store = target.store() if no_index else _indexed_store(target, writes=True)
     ns = parse_namespace(namespace)
     store.put(ns, key, data, index=False if no_index else None, ttl=ttl)
     _done(target, {"namespace": list(ns), "key": key, "written": True}, f"put {namespace} {key}")
@@ -409,12 +450,11 @@ def search(
     filters = json.loads(filter_json) if filter_json else None
     if filters is not None and not isinstance(filters, dict):
         raise CliError(f"--filter must be a JSON object, got: {filter_json}")
-    store = target.store(index=bool(query))
+    store = _indexed_store(target, writes=False) if query else target.store(index=False)
     if query and store.index_config is None:
         raise CliError(
             f"Table {target.table} has no pinned embedding model: pass --embed (e.g. "
-            "bedrock:amazon.titan-embed-text-v2:0) or set DYNAMODB_MEMORY_EMBED for a "
-            "semantic --query."
+            f"{EXAMPLE_MODEL}) or set DYNAMODB_MEMORY_EMBED for a semantic --query."
         )
     hits = store.search(
         parse_namespace(prefix),
@@ -496,8 +536,9 @@ def import_items(
     target: Target,
     source: Annotated[Path, typer.Argument(help="JSON Lines file ('-' for stdin).")],
 ) -> None:
-    """Write memories from JSON Lines (as `export` writes them: namespace, key, value)."""
-    store = target.store()
+    """Write memories from JSON Lines (as `export` writes them: namespace, key, value).
+    With an embedding model, a table without a vector index gets one first."""
+    store = _indexed_store(target, writes=True)
     if str(source) == "-":
         count = transfer.import_lines(store, sys.stdin)
     else:

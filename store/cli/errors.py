@@ -10,17 +10,17 @@ from typing import ParamSpec, TypeVar
 import typer
 from botocore.exceptions import (
     ClientError,
-    EndpointConnectionError,
     NoCredentialsError,
     NoRegionError,
     PartialCredentialsError,
     ProfileNotFound,
 )
+from botocore.exceptions import ConnectionError as BotoConnectionError
 from langgraph.store.base import InvalidNamespaceError
 from rich.console import Console
 
 from ..config import ConfigError
-from ..errors import AccessDeniedError, TableNotFoundError
+from ..errors import AccessDeniedError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -45,8 +45,6 @@ def explain(error: BaseException) -> tuple[str, int] | None:
     """The message and exit code for an error the user can fix; None for a bug."""
     if isinstance(error, CliError):
         return str(error), error.code
-    if isinstance(error, TableNotFoundError):
-        return f"{error}\nCreate it with: dynamodb-memory setup", ENVIRONMENT
     if isinstance(error, NoCredentialsError | PartialCredentialsError):
         return (
             "No AWS credentials found. For the local endpoint any will do: export "
@@ -58,7 +56,7 @@ def explain(error: BaseException) -> tuple[str, int] | None:
         return "No AWS region: pass --region us-east-1 or set AWS_DEFAULT_REGION.", ENVIRONMENT
     if isinstance(error, ProfileNotFound):
         return f"{error}. Check --profile / AWS_PROFILE.", ENVIRONMENT
-    if isinstance(error, EndpointConnectionError):
+    if isinstance(error, BotoConnectionError):  # refused, timed out, DNS, proxy, TLS
         return (
             f"{error}. Is the endpoint running (dynamodb-memory serve)? "
             "Check --endpoint-url / AWS_ENDPOINT_URL.",

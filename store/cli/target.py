@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
 import typer
+from botocore.config import Config
+from botocore.exceptions import ConnectionError as BotoConnectionError
 from langgraph.store.base import Item
 
 from ..config import StoreSettings, load_settings
-from ..errors import table_must_exist
+from ..errors import TableNotFoundError, table_must_exist
 from ..index_config import DEFAULT_INDEX_NAME
 from ..keys import Namespace
 from ..model_pin import BEDROCK, identity_of, read_pin
@@ -20,6 +22,13 @@ from ..store import DynamoDBStore
 from .errors import ENVIRONMENT, CliError
 
 R = TypeVar("R")
+
+# The command line reports an endpoint it cannot reach within about 2 s: a short connect
+# timeout, and one retry of a failed connection (`fail_fast_on_connection_errors`), while
+# throttling and server errors keep the library's adaptive retries.
+CONNECT_TIMEOUT_SECONDS = 1
+CONNECTION_ATTEMPTS = 2
+CLI_BOTO_CONFIG = Config(connect_timeout=CONNECT_TIMEOUT_SECONDS)
 
 LEXICAL_PROVIDER = "langgraph.store.dynamodb.testing.embedder.LexicalEmbeddings"
 MINILM_PROVIDER = "langgraph.store.dynamodb.local_embeddings.MiniLMEmbeddings"
@@ -86,7 +95,11 @@ def targeted(
         def wrapper(**kwargs: Any) -> R:
             options = {p.name: kwargs.pop(p.name) for p in shared}
             json_out = options.pop("json_out", False)
-            return command(target=Target.of(json_out=json_out, **options), **kwargs)
+            target = Target.of(json_out=json_out, **options)
+            try:
+                return command(target=target, **kwargs)
+            except TableNotFoundError as error:
+                raise CliError(target.missing_table(), ENVIRONMENT) from error
 
         wrapper.__signature__ = inspect.Signature([*own, *shared])  # type: ignore[attr-defined]
         return wrapper
@@ -137,21 +150,51 @@ class Target:
             raise CliError(
                 "No AWS region: pass --region us-east-1 or set AWS_DEFAULT_REGION.", ENVIRONMENT
             )
-        key_value = DynamoDBStore(
-            self.table, **self.settings.with_overrides(embed="").store_kwargs()
-        )
+        key_value = _cli_store(self.table, self.settings.with_overrides(embed=""))
         if not index:
             return key_value
-        settings = self.settings
-        if not settings.embed:
-            settings = pinned_settings(key_value, settings)
-            if not settings.embed:
-                return key_value
-        return DynamoDBStore(self.table, **settings.store_kwargs())
+        settings = self.embedding_settings(key_value)
+        return _cli_store(self.table, settings) if settings.embed else key_value
+
+    def missing_table(self) -> str:
+        """What to say when the target table does not exist: where it was looked for and
+        the command that creates it."""
+        meta = self.client().meta
+        return (
+            f"Table {self.table} does not exist in {meta.region_name} at {meta.endpoint_url}: "
+            f"create it with `dynamodb-memory setup --table {self.table}` (add --embed MODEL "
+            "for semantic search), or check --table, --region and --endpoint-url."
+        )
+
+    def embedding_settings(self, store: DynamoDBStore) -> StoreSettings:
+        """The settings with the model to embed with: the configured one, else the one the
+        table's vector index pinned (`embed` stays empty when neither exists)."""
+        return self.settings if self.settings.embed else pinned_settings(store, self.settings)
 
     def client(self) -> Any:
         """The DynamoDB client of a key-value store on the target."""
         return self.store(index=False).client
+
+
+def _cli_store(table: str, settings: StoreSettings) -> DynamoDBStore:
+    """A store for one command: the library's retries, but a dead endpoint fails fast."""
+    store = DynamoDBStore(table, boto_config=CLI_BOTO_CONFIG, **settings.store_kwargs())
+    fail_fast_on_connection_errors(store.client)
+    return store
+
+
+def fail_fast_on_connection_errors(client: Any) -> None:
+    """Make `client` give up on an endpoint it cannot connect to after
+    `CONNECTION_ATTEMPTS` attempts; every other retry (throttling, server errors) stays as
+    its retry mode decides."""
+
+    def give_up(attempts: int, caught_exception: BaseException | None, **_: Any) -> None:
+        if isinstance(caught_exception, BotoConnectionError) and attempts >= CONNECTION_ATTEMPTS:
+            raise caught_exception
+        # None: no opinion, the retry mode's own handler decides.
+
+    service = client.meta.service_model.service_id.hyphenize()
+    client.meta.events.register_first(f"needs-retry.{service}", give_up)
 
 
 def pinned_settings(store: DynamoDBStore, settings: StoreSettings) -> StoreSettings:

@@ -2,10 +2,12 @@
 
 ``from langgraph.store.dynamodb.testing import mock_aws`` in place of
 ``from moto import mock_aws`` is all a test changes. See :func:`mock_aws`,
-:func:`local_endpoint`, :func:`local_endpoint_process`, :class:`EmulatorSettings`.
+:func:`local_endpoint`, :func:`local_endpoint_process`, :class:`EmulatorSettings`;
+:class:`ScriptedChatModel` plays an agent's chat model without an LLM.
 """
 
 from ._moto_compat import IncompatibleMotoError, incompatible
+from .chat import ScriptedChatModel, tool_call
 
 try:
     from ._settings import EmulatorSettings, current_settings
@@ -36,6 +38,7 @@ __all__ = [
     "LambdaContext",
     "LexicalEmbedder",
     "LexicalEmbeddings",
+    "ScriptedChatModel",
     "current_settings",
     "drain_stream",
     "expire_ttl_items",
@@ -44,4 +47,5 @@ __all__ = [
     "matches_filter",
     "mock_aws",
     "run_consumer",
+    "tool_call",
 ]

@@ -52,7 +52,7 @@ def incompatible(problem: str) -> IncompatibleMotoError:
     return IncompatibleMotoError(
         f"langgraph.store.dynamodb.testing cannot emulate on moto {moto_version()}: "
         f"{problem}. It supports moto{supported_range()}; install a supported moto, e.g. "
-        f"pip install 'moto[dynamodb,dynamodbstreams,server]{supported_range()}'."
+        f"pip install 'moto[dynamodb,dynamodbstreams]{supported_range()}'."
     )
 
 

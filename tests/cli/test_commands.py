@@ -119,12 +119,44 @@ def test_export_then_import_into_another_table(cli: Cli, table: str, tmp_path: P
     assert hits[0]["key"] == "mem-1"
 
 
+TITAN = ("--embed", "bedrock:amazon.titan-embed-text-v2:0")
+
+
+def test_readme_backup_path_works_on_a_key_value_copy(cli: Cli, table: str, tmp_path: Path) -> None:
+    """The README's sequence: `setup --table copy` (no model), `import --embed`, then
+    `search -q` on the copy with the model the import pinned."""
+    dump = tmp_path / "acme.jsonl"
+    assert cli("export", "--table", table, "memories.acme-corp", "-o", str(dump)).exit_code == 0
+    assert cli.json("setup", "--table", "backup")["vector_indexes"] == []
+    imported = cli("import", str(dump), "--table", "backup", *TITAN)
+    assert imported.exit_code == 0, imported.stdout + imported.stderr
+    assert "imported 3 memories" in imported.stdout
+    assert "adding vector index memory-vectors" in imported.stderr
+    hits = cli.json("search", "--table", "backup", NS, "-q", "proxy that closes idle sockets")
+    assert hits[0]["key"] == "mem-1"
+    assert cli.json("status", "--table", "backup")["vector_indexes"][0]["name"] == "memory-vectors"
+
+
+def test_semantic_search_without_a_vector_index_names_the_fix(cli: Cli) -> None:
+    cli.json("setup", "--table", "kvonly")
+    cli.json("put", "--table", "kvonly", NS, "mem-1", '{"text": "proxy closes idle sockets"}')
+    refused = cli("search", "--table", "kvonly", *TITAN, NS, "-q", "idle sockets")
+    assert refused.exit_code == 2, refused.stdout + refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    fix = "dynamodb-memory setup --table kvonly --embed bedrock:amazon.titan-embed-text-v2:0"
+    assert fix in refused.stderr and "dynamodb-memory reindex --table kvonly" in refused.stderr
+    cli.json("setup", "--table", "kvonly", *TITAN)  # the fix, as the message words it
+    cli.json("reindex", "--table", "kvonly")
+    assert cli.json("search", "--table", "kvonly", NS, "-q", "idle sockets")[0]["key"] == "mem-1"
+
+
 @pytest.mark.parametrize(
     ("args", "code", "says"),
     [
         (("get", NS, "nope"), 1, "No item 'nope'"),
-        (("status", "--table", "absent"), 3, "dynamodb-memory setup"),
-        (("get", "--table", "absent", NS, "k"), 3, "dynamodb-memory setup"),
+        (("status", "--table", "absent"), 3, "`dynamodb-memory setup --table absent`"),
+        (("get", "--table", "absent", NS, "k"), 3, "`dynamodb-memory setup --table absent`"),
+        (("search", "--table", "absent", NS, "-q", "x", *LEXICAL), 3, "setup --table absent"),
         (("put", NS, "k", "{not json"), 2, "Not valid JSON"),
         (("put", NS, "k", "[1, 2]"), 2, "must be a JSON object"),
         (("search", "memories", "--filter", "{oops"), 2, "Not valid JSON"),
@@ -140,6 +172,7 @@ def test_user_errors_exit_non_zero_without_traceback(
     result = cli(*args, env={"DYNAMODB_MEMORY_TABLE": table})
     assert result.exit_code == code, result.stdout + result.stderr
     assert says in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert "Traceback" not in result.stdout + result.stderr
 
 

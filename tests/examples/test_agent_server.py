@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +47,51 @@ async def test_langgraph_json_store_yields_a_working_store(
             await store.aget(ns, "m1")
 
 
-def test_langgraph_json_graph_builds(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def server_path(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The "." dependency of langgraph.json on the path; its modules forgotten after."""
+    monkeypatch.syspath_prepend(str(SERVER_DIR))
+    yield
+    for module in ("memory_tools", "offline_model"):
+        sys.modules.pop(module, None)
+
+
+@pytest.mark.usefixtures("server_path")
+def test_langgraph_json_graph_builds() -> None:
     config = json.loads((SERVER_DIR / "langgraph.json").read_text())
-    monkeypatch.syspath_prepend(str(SERVER_DIR))  # the "." dependency
     graph = _load(config["graphs"]["support_agent"])
     assert {"model", "tools"} <= set(graph.get_graph().nodes)
-    sys.modules.pop("memory_tools", None)
+
+
+@pytest.mark.usefixtures("server_path")
+async def test_the_graph_runs_offline_with_agent_model_fake(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`AGENT_MODEL=fake`: no LLM and no Bedrock; memories still go through the store the
+    server provides, across threads."""
+    config = json.loads((SERVER_DIR / "langgraph.json").read_text())
+    for name, value in {**config["env"], "DYNAMODB_MEMORY_SETUP": "1"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("AGENT_MODEL", "fake")
+    graph = _load(config["graphs"]["support_agent"])
+    factory = _load(config["store"]["path"])
+    with mock_aws():
+        async with factory() as store:
+            served = graph.copy(update={"store": store})  # as the server attaches it
+            context = {"user_id": "user-8812"}
+
+            async def say(thread: str, text: str) -> str:
+                state = await served.ainvoke(
+                    {"messages": [{"role": "user", "content": text}]},
+                    {"configurable": {"thread_id": thread}},
+                    context=context,
+                )
+                return str(state["messages"][-1].content)
+
+            assert await say("monday", "Remember: prefers email, never phone calls") == "saved m1"
+            reply = await say("tuesday", "How should we contact this user, email or phone?")
+            assert reply.endswith("prefers email, never phone calls")
+            assert (await store.aget(("memories", "user-8812"), "m1")) is not None
 
 
 async def test_factory_reads_a_config_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -48,6 +48,8 @@ def _check_scenario(out: str) -> None:
 def test_demo_runs_the_agent_scenario_with_the_lexical_embedder() -> None:
     out = _run_demo("lexical")
     assert "Embeddings: lexical stand-in (hashed words, NOT a real model" in out
+    heading = next(line for line in out.splitlines() if "2. A new thread t4" in line)
+    assert "by word overlap" in heading and "meaning" not in heading
     _check_scenario(out)
 
 
@@ -59,4 +61,5 @@ def test_demo_runs_the_agent_scenario_with_the_lexical_embedder() -> None:
 def test_demo_with_the_real_local_model() -> None:
     out = _run_demo("minilm")
     assert "Embeddings: sentence-transformers/all-MiniLM-L6-v2 (real model" in out
+    assert "2. A new thread t4: the agent recalls by meaning" in out
     _check_scenario(out)

@@ -1,4 +1,4 @@
-"""DESIGN.md's worked example with a real embedding model: mem-1 ranks first for a query
+"""docs/design.md's worked example with a real embedding model: mem-1 ranks first for a query
 that shares one word with it (the lexical stand-in cannot show this)."""
 
 from __future__ import annotations

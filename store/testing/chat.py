@@ -1,5 +1,5 @@
-"""A deterministic chat model for the examples: plays back scripted replies (tool calls
-included), so the examples run with no LLM. Replace it with a real model in your agent."""
+"""A chat model that plays back scripted replies, tool calls included, so an agent with
+tools runs offline and deterministically (in tests and in the examples)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from langchain_core.messages import AIMessage
 
 
 class ScriptedChatModel(FakeMessagesListChatModel):
-    """LangChain's fake chat model, accepting tools so `create_agent` can bind them."""
+    """LangChain's fake chat model that accepts tools, so `create_agent` can bind them:
+    each call returns the next scripted message (`responses`), cycling at the end."""
 
     def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:
         return self
 
 
-def call(tool: str, call_id: str, **args: Any) -> AIMessage:
+def tool_call(tool: str, call_id: str, **args: Any) -> AIMessage:
     """A scripted reply that calls `tool` with `args`."""
     return AIMessage("", tool_calls=[{"name": tool, "args": args, "id": call_id}])

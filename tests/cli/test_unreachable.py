@@ -1,0 +1,85 @@
+"""An endpoint nobody listens on is reported at once, in one line that names it and the
+fix, instead of after botocore's ten adaptive retries (13-16 s)."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from tests.cli.conftest import free_port
+
+# A regression to the library's retries takes 13-16 s; the CLI itself answers in about
+# 2 s plus its start-up, so this bound only guards against the regression.
+GUARD_SECONDS = 10
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("status",),
+        ("get", "memories.acme", "k"),
+        ("put", "memories.acme", "k", '{"text": "x"}', "--embed", "lexical"),
+        ("setup", "--embed", "lexical"),
+    ],
+)
+def test_a_closed_port_is_reported_in_one_line_with_the_fix(command: tuple[str, ...]) -> None:
+    url = f"http://127.0.0.1:{free_port()}"  # bound once, then closed: nothing listens
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(
+        AWS_DEFAULT_REGION="us-east-1", AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "langgraph.store.dynamodb", *command, "--endpoint-url", url],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=GUARD_SECONDS,
+    )
+    assert done.returncode == 3, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert url in lines[0]
+    assert "dynamodb-memory serve" in lines[0] and "--endpoint-url" in lines[0]
+
+
+def test_throttling_keeps_the_librarys_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only connection failures are cut short: an endpoint that throttles three times
+    and then answers is retried through to the answer."""
+    from langgraph.store.dynamodb.cli.target import Target
+
+    seen: list[str] = []
+
+    class Throttling(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            seen.append(self.headers["X-Amz-Target"])
+            throttled = len(seen) <= 3
+            body = json.dumps(
+                {"__type": "com.amazonaws.dynamodb.v20120810#ThrottlingException"}
+                if throttled
+                else {"TableNames": []}
+            ).encode()
+            self.send_response(400 if throttled else 200)
+            self.send_header("Content-Type", "application/x-amz-json-1.0")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    for name, value in [("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing")]:
+        monkeypatch.setenv(name, value)
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Throttling) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        client = Target.of(region="us-east-1", endpoint_url=url).client()
+        assert client.list_tables()["TableNames"] == []
+        server.shutdown()
+    assert seen == ["DynamoDB_20120810.ListTables"] * 4
