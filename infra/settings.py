@@ -8,6 +8,7 @@ the same ones `DynamoDBStore` and the stream consumer apply.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -110,6 +111,7 @@ class MemorySettings:
         deletionProtection, alarmEmail, reservedConcurrency, tags, tracing. Lists and tags may be
         JSON; lists may also be comma-separated. A value that cannot work raises
         `SettingError` naming the context value and the fix."""
+        _refuse_misspelt_keys(node.get_all_context())
         try:
             values: dict[str, Any] = {}
             for setting in fields(cls):
@@ -122,6 +124,22 @@ class MemorySettings:
             raise SettingError(
                 _camel(error.name), error.value, error.must, source="CDK context"
             ) from None
+
+
+def _refuse_misspelt_keys(context: Mapping[str, Any]) -> None:
+    """A context key close to a setting's name but not one (`dimz`) is a typo that would
+    deploy the default silently: refuse it, naming the setting. Other keys (CDK's own,
+    other constructs') are left alone."""
+    names = [_camel(setting.name) for setting in fields(MemorySettings)] + ["stackName"]
+    for key in context:
+        close = difflib.get_close_matches(key, names, n=1, cutoff=0.75)
+        if key not in names and close:
+            raise SettingError(
+                key,
+                context[key],
+                f"is not a setting (did you mean {close[0]}?)",
+                source="CDK context",
+            )
 
 
 _INTS = {"dims", "reserved_concurrency"}

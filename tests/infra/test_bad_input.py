@@ -80,6 +80,10 @@ BAD = [
         'to values, e.g. {"team": "agents"}.',
     ),
     (
+        {"dimz": "512"},
+        "CDK context dimz='512' is invalid: dimz is not a setting (did you mean dims?).",
+    ),
+    (
         {"deletionProtection": "yes"},
         "CDK context deletionProtection='yes' is invalid: deletionProtection must be true or "
         "false.",
