@@ -1,4 +1,5 @@
-"""``SearchVectors``: request validation, condition parsing, exact k-NN and projection."""
+"""``SearchVectors`` as a request: validation, condition parsing and projection (the
+k-NN over a partition is `_vector._Partition.nearest`)."""
 
 from __future__ import annotations
 
@@ -209,20 +210,9 @@ def search_vectors(backend: Any, body: Mapping[str, Any]) -> dict[str, Any]:
                 continue
             sel = part.rows_where(attr, value)
             rows = sel if rows is None else np.intersect1d(rows, sel, assume_unique=True)
-        n = part.matrix.shape[0] if rows is None else len(rows)
-        if n:
-            keys = part.distances(query, rows)
-            k = min(top_k, n)
-            cand = np.argpartition(keys, k - 1)[:k] if k < n else np.arange(n)
-            chosen = cand if rows is None else rows[cand]
-            exact = part.exact_scores(query, chosen)
-            sort_keys = -exact if ix.distance == "DOT_PRODUCT" else exact
-            order = np.lexsort((chosen, sort_keys))
-            for j in order:
-                item = part.items[int(chosen[j])]
-                results.append(
-                    {"Item": _project(table, ix, item, wanted), "Score": float(exact[j])}
-                )
+        for position, distance in part.nearest(query, rows, top_k):
+            item = part.items[position]
+            results.append({"Item": _project(table, ix, item, wanted), "Score": distance})
 
     response: dict[str, Any] = {"SearchResults": results}
     if body.get("ReturnConsumedCapacity") in ("TOTAL", "INDEXES"):

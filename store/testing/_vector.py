@@ -505,12 +505,18 @@ class _Partition:
             if row is not None:
                 rows.append(item)
                 raw.append(row)
-        self.items = rows
-        self.matrix: F32Matrix = (
+        self._load(
+            ix,
+            rows,
             np.stack(raw).astype(np.float32, copy=False)
             if raw
-            else np.zeros((0, ix.dims), dtype=np.float32)
+            else np.zeros((0, ix.dims), dtype=np.float32),
         )
+
+    def _load(self, ix: VectorIndex, items: list[Item], matrix: F32Matrix) -> None:
+        """Hold `items` (`items[i]` owns `matrix[i]`) and what the distances need."""
+        self.items = list(items)
+        self.matrix: F32Matrix = np.ascontiguousarray(matrix, dtype=np.float32)
         self.distance = ix.distance
         self.norms = np.linalg.norm(self.matrix, axis=1).astype(np.float32)
         safe = np.where(self.norms == 0, np.float32(1), self.norms)
@@ -522,16 +528,10 @@ class _Partition:
 
     @classmethod
     def from_matrix(cls, ix: VectorIndex, items: list[Item], matrix: F32Matrix) -> _Partition:
-        """A partition over ready-made rows (benchmarks; ``items[i]`` owns ``matrix[i]``)."""
+        """A partition over ready-made rows (``items[i]`` owns ``matrix[i]``), for loading
+        a large partition without building its items' vectors one by one."""
         part = cls(ix, [])
-        part.items = list(items)
-        part.matrix = np.ascontiguousarray(matrix, dtype=np.float32)
-        part.norms = np.linalg.norm(part.matrix, axis=1).astype(np.float32)
-        safe = np.where(part.norms == 0, np.float32(1), part.norms)
-        part.unit = (
-            (part.matrix / safe[:, None]).astype(np.float32) if ix.distance == "COSINE" else None
-        )
-        part.sq_norms = (part.norms * part.norms).astype(np.float32)
+        part._load(ix, items, matrix)
         return part
 
     def rows_where(self, attr: str, value: DynamoType) -> npt.NDArray[np.intp]:
@@ -559,6 +559,23 @@ class _Partition:
             sq = self.sq_norms if rows is None else self.sq_norms[rows]
             return sq - np.float32(2) * (mat @ q)
         return -(mat @ q)
+
+    def nearest(
+        self, q: npt.NDArray[np.float32], rows: npt.NDArray[np.intp] | None, top_k: int
+    ) -> list[tuple[int, float]]:
+        """The `top_k` rows (all when None, else among `rows`) closest to `q`, best first,
+        as (row position, the service's score); ties by position."""
+        n = self.matrix.shape[0] if rows is None else len(rows)
+        if not n:
+            return []
+        keys = self.distances(q, rows)
+        k = min(top_k, n)
+        cand = np.argpartition(keys, k - 1)[:k] if k < n else np.arange(n)
+        chosen = cand if rows is None else rows[cand]
+        exact = self.exact_scores(q, chosen)
+        sort_keys = -exact if self.distance == "DOT_PRODUCT" else exact
+        order = np.lexsort((chosen, sort_keys))
+        return [(int(chosen[j]), float(exact[j])) for j in order]
 
     def exact_scores(self, q: npt.NDArray[np.float32], rows: npt.NDArray[np.intp]) -> Any:
         """The service's scores, exactly, for the selected rows."""
