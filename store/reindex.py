@@ -118,7 +118,8 @@ def reindex(
         after = start[1] if start is not None and namespace_key == start[0] else None
         for page in _pages(client, table, row, after, page_size, settings):
             run.page(page)
-            checkpoint.save(namespace_key, page[-1][SK])
+            if not run.progress.failed:  # a resume must retry what failed: stay before it
+                checkpoint.save(namespace_key, page[-1][SK])
             if on_progress is not None:
                 on_progress(run.progress)
     checkpoint.clear()

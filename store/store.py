@@ -47,6 +47,8 @@ logger = logging.getLogger(__name__)
 R = TypeVar("R")
 
 DEFAULT_MAX_CONCURRENCY = 64
+# How long a store trusts its last check of the table's pinned model.
+PIN_CHECK_SECONDS = 60.0
 
 
 async def _no_vectors() -> list[list[float]]:
@@ -103,7 +105,7 @@ class DynamoDBStore(BaseStore):
         self.index_config = index
         self.consistent_read = consistent_read
         self._closed = False
-        self._model_checked = False
+        self._model_checked_at: float | None = None
         connections = _connections(max_concurrency, max_connections, boto_config)
         self.max_concurrency = max_concurrency
         self.max_connections = connections
@@ -218,7 +220,7 @@ class DynamoDBStore(BaseStore):
                 pinned = ensure_pin(
                     self._client, self.table_name, index.index_name, index.model, index.fields
                 )
-                self._model_checked = True
+                self._model_checked_at = clock.monotonic()
                 if pinned and self._registry.has_namespaces():
                     logger.warning(
                         "Table %s already holds items written before vector index %s existed: "
@@ -299,10 +301,15 @@ class DynamoDBStore(BaseStore):
         return ops, rows, plan
 
     def _check_model(self, *, writes: bool) -> None:
-        """Before this store first writes or searches vectors: refuse with
-        `ModelMismatchError` when the index holds another model's vectors (one read per
-        store, also when `setup()` was never called here); a first writer pins its model."""
-        if self._model_checked or self._index is None:
+        """Before this store writes or searches vectors: refuse with `ModelMismatchError`
+        when the index holds another model's vectors (also when `setup()` was never called
+        here); a first writer pins its model. The pin is read again once the last check is
+        `PIN_CHECK_SECONDS` old, so a store left on the old model after
+        `reindex(..., adopt_model=True)` stops writing within that time."""
+        checked = self._model_checked_at
+        if self._index is None or (
+            checked is not None and clock.monotonic() - checked < PIN_CHECK_SECONDS
+        ):
             return
         index = self._index
         if writes:
@@ -311,7 +318,7 @@ class DynamoDBStore(BaseStore):
             pin = read_pin(self._client, self.table_name, index.index_name)
             if pin is not None:
                 check_pin(self.table_name, index.index_name, pin, index.model)
-        self._model_checked = True
+        self._model_checked_at = clock.monotonic()
 
     def _semantic_namespaces(self, ops: list[Op]) -> dict[Namespace, list[Namespace]]:
         """The namespaces each semantic search of the batch covers, by prefix."""

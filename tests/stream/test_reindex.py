@@ -15,9 +15,11 @@ from langgraph.store.dynamodb import (
     reindex,
 )
 from langgraph.store.dynamodb.consumer import StreamConsumer
+from langgraph.store.dynamodb.store import PIN_CHECK_SECONDS
 from langgraph.store.dynamodb.testing import mock_aws
 
 from tests.stream.conftest import DIMS, TABLE, CountingEmbeddings, make_stream_store
+from tests.support import FakeClock
 
 
 class Interrupted(Exception):
@@ -197,3 +199,43 @@ def test_adopting_a_model_never_resumes_the_old_models_run() -> None:
         summary = reindex(moved, adopt_model=True, page_size=10)
         assert not summary.resumed
         assert summary.embedded == 30 and len(newer.texts) == 30
+
+
+def test_a_store_still_on_the_old_model_is_refused_once_the_pin_moves(clock: FakeClock) -> None:
+    with mock_aws():
+        old = index_store(CountingEmbeddings())
+        old.put(("a",), "k", {"text": "alpha"})
+
+        class NewModel(CountingEmbeddings):
+            pass
+
+        moved = DynamoDBStore(
+            TABLE,
+            region_name="us-east-1",
+            index={"dims": DIMS, "embed": NewModel(), "fields": ["text"]},
+        )
+        reindex(moved, adopt_model=True)
+        clock.advance(PIN_CHECK_SECONDS + 1)  # the old store's pin check is due again
+        with pytest.raises(ModelMismatchError, match="NewModel"):
+            old.put(("a",), "k2", {"text": "old-model vectors into the new index"})
+        assert moved.get(("a",), "k2") is None
+
+
+def test_a_page_with_failures_never_moves_the_checkpoint_past_them() -> None:
+    with mock_aws():
+        kv = DynamoDBStore(TABLE, region_name="us-east-1")
+        kv.setup()
+        kv.batch(PutOp(("tenant", "user"), f"k{n:03}", {"text": text(n)}) for n in range(30))
+        kv.put(("tenant", "user"), "k005", {"text": "poison " + text(5)})
+        failing = CountingEmbeddings(fail_on="poison")
+        store = index_store(failing)
+        _interrupted_after(store, 20, page_size=10)  # k005 failed on the first page
+        working = CountingEmbeddings()
+        healed = DynamoDBStore(
+            TABLE,
+            region_name="us-east-1",
+            index={"dims": DIMS, "embed": working, "fields": ["text"]},
+        )
+        summary = reindex(healed, page_size=10)
+        assert summary.failed == 0
+        assert "poison " + text(5) in working.texts  # retried, not skipped as done
