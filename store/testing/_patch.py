@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import functools
 import re
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -254,9 +255,18 @@ def _describe(original: Callable[..., dict[str, Any]]) -> Any:
     return describe
 
 
+# Set while moto applies an UpdateItem: the keys-only row it puts first for a new key is
+# part of that update, which checks and counts the whole write itself.
+_updating = threading.local()
+
+
 def _table_put_item(original: Callable[..., Any]) -> Any:
     def put_item(self: Table, item_attrs: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
-        keyed = bool(self.indexes) and self.hash_key_attr in item_attrs
+        keyed = (
+            bool(self.indexes)
+            and self.hash_key_attr in item_attrs
+            and not getattr(_updating, "active", False)
+        )
         replaced = _check_put(self, item_attrs) if keyed else None
         item = _put_vectors(self, original, item_attrs, *args, **kwargs)
         if keyed:
@@ -328,7 +338,11 @@ def _backend_update_item(original: Callable[..., Any]) -> Any:
         shard = table.stream_shard
         n_records = len(shard.items) if shard is not None else 0
         try:
-            item = original(self, table_name, key, *a, **kw)
+            _updating.active = True
+            try:
+                item = original(self, table_name, key, *a, **kw)
+            finally:
+                _updating.active = False
             lsi.check_write(
                 table,
                 hk,

@@ -193,3 +193,14 @@ def test_the_collection_limit_holds_exactly_past_30000_rows() -> None:
         grow("x" * (10 + 131))  # + 262 bytes: fits
         with pytest.raises(ClientError, match="ItemCollectionSizeLimitExceededException"):
             grow("x" * (10 + 132))  # + 264
+        with pytest.raises(ClientError, match="ItemCollectionSizeLimitExceededException"):
+            ddb.update_item(  # a new key through UpdateItem, as the store's put writes one
+                TableName=TABLE,
+                Key={"PK": {"S": "a"}, "SK": {"S": "k99999"}},
+                UpdateExpression="SET #v = :v, R = :r",
+                ExpressionAttributeNames={"#v": "value"},
+                ExpressionAttributeValues={":v": {"S": "x"}, ":r": {"S": "r"}},
+            )
+        assert "Item" not in ddb.get_item(
+            TableName=TABLE, Key={"PK": {"S": "a"}, "SK": {"S": "k99999"}}
+        )
