@@ -384,7 +384,7 @@ def plot(curves: Curves, out: Path) -> list[str]:
             axis.set_xlabel(curve)
             axis.grid(alpha=0.3)
         figure.suptitle(f"cost as the table grows: {curve}")
-        figure.tight_layout(rect=(0, 0, 0.83, 1))
+        figure.tight_layout(rect=(0, 0, 0.8, 1))
         name = "growth-" + "-".join(curve.split()) + ".png"
         figure.savefig(out / name, dpi=80)
         plt.close(figure)
