@@ -36,6 +36,11 @@ STEPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
     ("emulator: Query of one partition", ("bench.emulator_query",), "emulator-query.txt"),
     ("emulator: SearchVectors", ("bench.bench_search_vectors",), "emulator-search.txt"),
     (
+        "cost as the table grows: tenants, rows in a namespace, snapshots",
+        ("bench.growth",),
+        "growth.md",
+    ),
+    (
         "stream consumer: cold import and asset size",
         ("bench.cold_start",),
         "cold-start.md",

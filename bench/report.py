@@ -22,8 +22,10 @@ def write(bench: Bench, plan: Plan, out: Path) -> None:
     from .run import as_json
 
     out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob("*.png"):
-        old.unlink()
+    ours = tuple(_slug(curve) for curve in bench.curves)
+    for old in out.glob("*.png"):  # this run's curves' old plots, not other steps'
+        if old.name.startswith(ours):
+            old.unlink()
     (out / "results.json").write_text(json.dumps(as_json(bench), indent=1) + "\n")
     plots = [
         _plot(out, curve, op, by) for curve, ops in bench.curves.items() for op, by in ops.items()
@@ -218,7 +220,11 @@ def _plot(out: Path, curve: str, op: str, by: dict[str, list[tuple[int, Result]]
     axes[0].legend(fontsize=8)
     figure.suptitle(op)
     figure.tight_layout()
-    name = "".join(c if c.isalnum() else "-" for c in f"{curve}-{op}").strip("-") + ".png"
+    name = _slug(f"{curve}-{op}") + ".png"
     figure.savefig(out / name, dpi=80)
     plt.close(figure)
     return name
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in text).strip("-")
