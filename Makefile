@@ -42,7 +42,7 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
 test: lint typecheck $(PYODIDE)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 # The full workloads of issue 8 (faults, concurrency, 10,000-example properties); prints
 # their figures.
