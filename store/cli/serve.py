@@ -79,8 +79,6 @@ def run(
 
 
 def _regions_with_tables() -> list[str]:
-    from moto.dynamodb.models import dynamodb_backends
+    from ..testing import emulated_tables
 
-    from ..testing import _vector
-
-    return [region for _, region, _ in _vector.iter_tables(dynamodb_backends)]
+    return [region for _, region, _ in emulated_tables()]

@@ -52,3 +52,20 @@ def test_plain_tables_behave_like_moto(aws: Any) -> None:
         ExpressionAttributeValues={":p": {"S": "a"}},
     )
     assert got["Count"] == 1
+
+
+def test_emulated_tables_lists_every_table_of_every_region() -> None:
+    from langgraph.store.dynamodb.testing import emulated_tables
+
+    with mock_aws():
+        for region, name in (("us-east-1", "a"), ("eu-west-1", "b")):
+            boto3.client("dynamodb", region_name=region).create_table(
+                TableName=name,
+                AttributeDefinitions=[{"AttributeName": "PK", "AttributeType": "S"}],
+                KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}],
+                BillingMode="PAY_PER_REQUEST",
+            )
+        assert sorted((region, name) for _, region, name in emulated_tables()) == [
+            ("eu-west-1", "b"),
+            ("us-east-1", "a"),
+        ]

@@ -1,0 +1,14 @@
+"""The tables the emulation in this process holds (what `serve --state` saves)."""
+
+from __future__ import annotations
+
+from moto.dynamodb.models import dynamodb_backends
+
+from ._vector import iter_tables
+
+
+def emulated_tables() -> list[tuple[str, str, str]]:
+    """(account, region, table name) of every emulated DynamoDB table, in no set order."""
+    return [
+        (account, region, table.name) for account, region, table in iter_tables(dynamodb_backends)
+    ]
