@@ -27,6 +27,7 @@ from ..permissions import PLACEHOLDERS, Component, Resources
 from . import serve as serving
 from . import transfer
 from .errors import ENVIRONMENT, NOT_FOUND, CliError, friendly, stderr
+from .files import replacing
 from .status import table_status
 from .target import (
     JsonOpt,
@@ -478,15 +479,20 @@ def export_items(
         Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
     ] = None,
 ) -> None:
-    """Write every memory under PREFIX as JSON Lines (namespace, key, value, timestamps)."""
+    """Write every memory under PREFIX as JSON Lines (namespace, key, value, timestamps,
+    TTL, index choice), each namespace in key order: writes meanwhile cannot make a memory
+    appear twice or not at all. Vectors are not exported (import embeds again)."""
     store = target.store(index=False)
     ns = parse_namespace(prefix)
     if output is None:
         count = transfer.export_lines(store, ns, sys.stdout)
     else:
-        with output.open("w") as out:
+        with replacing(output) as out:  # a failed export leaves the file as it was
             count = transfer.export_lines(store, ns, out)
-        stderr.print(f"[green]✓[/] exported {count} memories to {output}")
+        stderr.print(
+            f"[green]✓[/] exported {count} memories to {output} (without vectors: import "
+            "embeds them with the target table's model)"
+        )
 
 
 @app.command("import")
@@ -496,11 +502,17 @@ def import_items(
     target: Target,
     source: Annotated[Path, typer.Argument(help="JSON Lines file ('-' for stdin).")],
 ) -> None:
-    """Write memories from JSON Lines (as `export` writes them: namespace, key, value)."""
+    """Write memories from JSON Lines as `export` writes them, with their timestamps, TTL
+    and index choice. Every line is checked before anything is written."""
     store = target.store()
     if str(source) == "-":
-        count = transfer.import_lines(store, sys.stdin)
+        done = transfer.import_lines(store, sys.stdin)
     else:
         with source.open() as lines:
-            count = transfer.import_lines(store, lines)
-    _done(target, {"imported": count}, f"imported {count} memories into {target.table}")
+            done = transfer.import_lines(store, lines)
+    expired = f" ({done.expired} already expired, not written)" if done.expired else ""
+    _done(
+        target,
+        {"imported": done.written, "expired": done.expired},
+        f"imported {done.written} memories into {target.table}{expired}",
+    )

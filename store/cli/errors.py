@@ -20,7 +20,8 @@ from langgraph.store.base import InvalidNamespaceError
 from rich.console import Console
 
 from ..config import ConfigError
-from ..errors import AccessDeniedError, TableNotFoundError
+from ..errors import AccessDeniedError, NamespaceFullError, TableNotFoundError
+from ..vector_index import VectorIndexUnsupportedError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -41,10 +42,22 @@ class CliError(Exception):
         self.code = code
 
 
+class PartlyDone(Exception):
+    """A failure after part of the work was done: the message says what was, the cause
+    why (and decides the exit code)."""
+
+    def __init__(self, done: str, cause: Exception) -> None:
+        super().__init__(done)
+        self.cause = cause
+
+
 def explain(error: BaseException) -> tuple[str, int] | None:
     """The message and exit code for an error the user can fix; None for a bug."""
     if isinstance(error, CliError):
         return str(error), error.code
+    if isinstance(error, PartlyDone):
+        cause = explain(error.cause)
+        return None if cause is None else (f"{cause[0]} ({error})", cause[1])
     if isinstance(error, TableNotFoundError):
         return f"{error}\nCreate it with: dynamodb-memory setup", ENVIRONMENT
     if isinstance(error, NoCredentialsError | PartialCredentialsError):
@@ -64,7 +77,7 @@ def explain(error: BaseException) -> tuple[str, int] | None:
             "Check --endpoint-url / AWS_ENDPOINT_URL.",
             ENVIRONMENT,
         )
-    if isinstance(error, AccessDeniedError):
+    if isinstance(error, AccessDeniedError | NamespaceFullError | VectorIndexUnsupportedError):
         return str(error), ENVIRONMENT
     if isinstance(error, ClientError):
         detail = error.response.get("Error", {})

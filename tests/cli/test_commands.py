@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from langgraph.store.dynamodb import AccessDeniedError
+from langgraph.store.dynamodb import AccessDeniedError, NamespaceFullError
 from langgraph.store.dynamodb.cli.errors import ENVIRONMENT, explain
+from langgraph.store.dynamodb.vector_index import VectorIndexUnsupportedError
 
 from tests.cli.conftest import Cli, Server
 
@@ -112,11 +113,23 @@ def test_export_then_import_into_another_table(cli: Cli, table: str, tmp_path: P
     lines = [json.loads(line) for line in dump.read_text().splitlines()]
     assert sorted(line["key"] for line in lines) == ["mem-1", "mem-2", "mem-3"]
     cli.json("setup", "--table", "copy", *LEXICAL)
-    assert cli.json("import", "--table", "copy", *LEXICAL, str(dump)) == {"imported": 3}
+    assert cli.json("import", "--table", "copy", *LEXICAL, str(dump)) == {
+        "imported": 3,
+        "expired": 0,
+    }
     again = cli.json("get", "--table", "copy", NS, "mem-2")
     assert again["value"] == next(line["value"] for line in lines if line["key"] == "mem-2")
     hits = cli.json("search", "--table", "copy", *LEXICAL, NS, "-q", "idle sockets proxy")
     assert hits[0]["key"] == "mem-1"
+
+
+def test_a_failed_export_leaves_the_previous_backup_as_it_was(cli: Cli, tmp_path: Path) -> None:
+    backup = tmp_path / "backup.jsonl"
+    backup.write_text('{"namespace": ["a"], "key": "k", "value": {}}\n')
+    failed = cli("export", "--table", "absent", "-o", str(backup))
+    assert failed.exit_code == 3 and "dynamodb-memory setup" in failed.stderr
+    assert backup.read_text() == '{"namespace": ["a"], "key": "k", "value": {}}\n'
+    assert [path.name for path in tmp_path.iterdir()] == ["backup.jsonl"]
 
 
 @pytest.mark.parametrize(
@@ -162,6 +175,17 @@ def test_missing_credentials_and_region_are_explained(cli: Cli, tmp_path: Path) 
 def test_a_denied_request_is_explained_as_a_missing_permission() -> None:
     denied = AccessDeniedError("AWS denied dynamodb:PutItem on the store's table 'mem'.")
     assert explain(denied) == (str(denied), ENVIRONMENT)  # not as a file error
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        NamespaceFullError("Namespace ('t', 'u') is full: delete memories or spread them."),
+        VectorIndexUnsupportedError("This endpoint accepts vector indexes but drops them."),
+    ],
+)
+def test_what_the_aws_side_refuses_is_one_line_with_exit_3(error: Exception) -> None:
+    assert explain(error) == (str(error), ENVIRONMENT)
 
 
 def test_console_script_and_module_run_without_traceback(server: Server) -> None:
