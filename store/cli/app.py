@@ -35,6 +35,7 @@ from .target import (
     Target,
     item_json,
     parse_namespace,
+    parse_object,
     targeted,
 )
 
@@ -360,9 +361,7 @@ def put(
     no_index: Annotated[bool, typer.Option("--no-index", help="Store without embedding.")] = False,
 ) -> None:
     """Write a memory (embedded when an embedding model is configured)."""
-    data = json.loads(value)
-    if not isinstance(data, dict):
-        raise CliError(f"The value must be a JSON object, got {type(data).__name__}: {value}")
+    data = parse_object(value, "VALUE")
     store = target.store()
     ns = parse_namespace(namespace)
     store.put(ns, key, data, index=False if no_index else None, ttl=ttl)
@@ -407,9 +406,7 @@ def search(
     offset: Annotated[int, typer.Option(help="Skip this many results.")] = 0,
 ) -> None:
     """Search memories under PREFIX, by filter and/or semantic query."""
-    filters = json.loads(filter_json) if filter_json else None
-    if filters is not None and not isinstance(filters, dict):
-        raise CliError(f"--filter must be a JSON object, got: {filter_json}")
+    filters = parse_object(filter_json, "--filter") if filter_json else None
     store = target.store(index=bool(query))
     if query and store.index_config is None:
         raise CliError(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
@@ -84,8 +83,6 @@ def explain(error: BaseException) -> tuple[str, int] | None:
         return f"AWS error {detail.get('Code')}: {detail.get('Message')}", ENVIRONMENT
     if isinstance(error, ConfigError):
         return str(error), BAD_INPUT
-    if isinstance(error, json.JSONDecodeError):
-        return f"Not valid JSON: {error}", BAD_INPUT
     if isinstance(error, OSError):
         return f"{error.strerror or error}: {error.filename}", BAD_INPUT
     if isinstance(error, InvalidNamespaceError | ValueError | ImportError):
