@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import os
+import sys
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
@@ -29,6 +31,9 @@ R = TypeVar("R")
 NOT_FOUND = 1
 BAD_INPUT = 2
 ENVIRONMENT = 3
+# The reader of stdout closed it (`| head`): 128 + SIGPIPE, as a shell reports a process
+# that SIGPIPE ended.
+PIPE_CLOSED = 141
 
 stderr = Console(stderr=True)
 
@@ -58,7 +63,7 @@ def explain(error: BaseException) -> tuple[str, int] | None:
         cause = explain(error.cause)
         return None if cause is None else (f"{cause[0]} ({error})", cause[1])
     if isinstance(error, TableNotFoundError):
-        return f"{error}\nCreate it with: dynamodb-memory setup", ENVIRONMENT
+        return f"{error} Create it with: dynamodb-memory setup", ENVIRONMENT
     if isinstance(error, NoCredentialsError | PartialCredentialsError):
         return (
             "No AWS credentials found. For the local endpoint any will do: export "
@@ -84,7 +89,8 @@ def explain(error: BaseException) -> tuple[str, int] | None:
     if isinstance(error, ConfigError):
         return str(error), BAD_INPUT
     if isinstance(error, OSError):
-        return f"{error.strerror or error}: {error.filename}", BAD_INPUT
+        where = f": {error.filename}" if error.filename else ""
+        return f"{error.strerror or error}{where}", BAD_INPUT
     if isinstance(error, InvalidNamespaceError | ValueError | ImportError):
         return str(error), BAD_INPUT
     return None
@@ -99,6 +105,10 @@ def friendly(command: Callable[P, R]) -> Callable[P, R]:
             return command(*args, **kwargs)
         except typer.Exit:
             raise
+        except BrokenPipeError:
+            # Stop quietly, as Unix tools do; stdout goes nowhere so exiting cannot fail.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(PIPE_CLOSED) from None
         except Exception as error:
             explained = explain(error)
             if explained is None:

@@ -12,10 +12,13 @@ from typing import IO
 
 def temp_sibling(path: Path) -> IO[str]:
     """A new hidden temp file in `path`'s directory (where a rename over `path` is atomic);
-    raises `OSError` when the directory does not take one."""
-    return tempfile.NamedTemporaryFile(
-        "w", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
-    )
+    raises `OSError` naming `path` when the directory does not take one."""
+    try:
+        return tempfile.NamedTemporaryFile(
+            "w", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
+        )
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, str(path)) from None
 
 
 @contextlib.contextmanager

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from langgraph.store.dynamodb import AccessDeniedError, NamespaceFullError
-from langgraph.store.dynamodb.cli.errors import ENVIRONMENT, explain
+from langgraph.store.dynamodb.cli.errors import ENVIRONMENT, PIPE_CLOSED, explain
 from langgraph.store.dynamodb.vector_index import VectorIndexUnsupportedError
 
 from tests.cli.conftest import Cli, Server
@@ -149,6 +149,11 @@ def test_a_failed_export_leaves_the_previous_backup_as_it_was(cli: Cli, tmp_path
         (("get", "memories..x", "k"), 2, "label"),
         (("search", "--table", "plain", "memories", "-q", "anything"), 2, "--embed"),
         (("import", "/nonexistent/file.jsonl"), 2, "No such file"),
+        (
+            ("export", "-o", "/nonexistent/out.jsonl"),
+            2,
+            "No such file or directory: /nonexistent/out.jsonl",
+        ),
         (("status", "--profile", "no-such-profile"), 3, "no-such-profile"),
     ],
 )
@@ -191,6 +196,30 @@ def test_a_denied_request_is_explained_as_a_missing_permission() -> None:
 )
 def test_what_the_aws_side_refuses_is_one_line_with_exit_3(error: Exception) -> None:
     assert explain(error) == (str(error), ENVIRONMENT)
+
+
+def test_an_export_piped_into_a_reader_that_stops_early_ends_quietly(
+    cli: Cli, server: Server, tmp_path: Path
+) -> None:
+    lines = tmp_path / "many.jsonl"
+    big = {"text": "x" * 3_000}
+    lines.write_text(
+        "".join(
+            json.dumps({"namespace": ["p"], "key": f"k{i}", "value": big}) + "\n"
+            for i in range(100)
+        )
+    )
+    cli.json("setup", "--table", "piped")
+    assert cli.json("import", "--table", "piped", str(lines))["imported"] == 100
+    export = subprocess.Popen(
+        [str(Path(sys.executable).parent / "dynamodb-memory"), "export", "--table", "piped"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **server.env()},
+    )  # fmt: skip
+    assert export.stdout is not None and export.stderr is not None
+    assert export.stdout.read(100).startswith(b'{"namespace": ["p"]')
+    export.stdout.close()  # as `| head -c 100` does
+    assert export.wait(timeout=60) == PIPE_CLOSED
+    assert export.stderr.read() == b""
 
 
 def test_console_script_and_module_run_without_traceback(server: Server) -> None:
