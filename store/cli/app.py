@@ -79,13 +79,16 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to bind.")] = serving.DEFAULT_HOST,
     state: Annotated[
         Path | None,
-        typer.Option(help="Load tables from this file at start and save them at stop."),
+        typer.Option(
+            help="Load tables from this file at start and save them at stop (one serve per file)."
+        ),
     ] = None,
     table: TableOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Run the local emulation (DynamoDB with vector indexes, Bedrock embeddings, the
-    stream) behind an HTTP endpoint until Ctrl-C or SIGTERM."""
+    stream) behind an HTTP endpoint until Ctrl-C, SIGTERM or SIGHUP; with --state, every
+    write it acknowledged is saved then."""
     table_name = Target.of(table).table
 
     def ready(url: str, loaded: int) -> None:

@@ -1,4 +1,4 @@
-"""`serve`: the local emulation behind an HTTP endpoint until Ctrl-C or SIGTERM."""
+"""`serve`: the local emulation behind an HTTP endpoint until Ctrl-C, SIGTERM or SIGHUP."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ DEFAULT_PORT = 8484
 DEFAULT_HOST = "127.0.0.1"
 REGION = "us-east-1"
 MAX_PORT = 65535
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def connection_lines(url: str, region: str, table: str) -> dict[str, str]:
@@ -36,13 +37,14 @@ def connection_lines(url: str, region: str, table: str) -> dict[str, str]:
 
 @contextlib.contextmanager
 def stop_signals() -> Iterator[threading.Event]:
-    """An event set by SIGINT or SIGTERM while the block runs (handlers restored after)."""
+    """An event set by SIGINT, SIGTERM or SIGHUP (a closed terminal) while the block runs
+    (handlers restored after)."""
     stop = threading.Event()
 
     def handle(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
-    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, handle) for sig in STOP_SIGNALS}
     try:
         yield stop
     finally:
@@ -58,8 +60,8 @@ def run(
     on_ready: Callable[[str, int], None],
     on_stop: Callable[[int], None],
 ) -> None:
-    """Serve until SIGINT/SIGTERM. With `state`: claim the file first (refusing one that
-    cannot be written or that another serve holds), load it when it exists, and at stop
+    """Serve until SIGINT, SIGTERM or SIGHUP. With `state`: claim the file first (refusing
+    one that cannot be written or that another serve holds), load it when it exists, and at stop
     drain the endpoint (later requests are refused, admitted ones applied) before saving
     it, so every write the endpoint acknowledged is in the file. `on_ready(url,
     items_loaded)` runs once the endpoint answers, `on_stop(items_saved)` after the save."""

@@ -111,6 +111,7 @@ def save(client_for: ClientFor, regions: Iterable[str], path: Path) -> int:
                     "items": items,
                 }
             )
+    path.parent.mkdir(parents=True, exist_ok=True)  # in case it was removed meanwhile
     with replacing(path) as out:
         json.dump({"version": SNAPSHOT_VERSION, "tables": tables}, out)
     return count

@@ -159,3 +159,15 @@ def test_a_save_keeps_binary_attributes_and_replaces_the_file_whole(tmp_path: Pa
     finally:
         second.stop(signal.SIGTERM)
     assert got["Item"] == item
+
+
+def test_closing_the_terminal_saves_like_ctrl_c(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    server = start_server("--port", str(free_port()), "--state", str(state))
+    try:
+        Cli(server).json("setup", "--table", "kept")
+        Cli(server).json("put", "--table", "kept", "notes.u1", "k", '{"text": "keep me"}')
+    finally:
+        code, stopped = server.stop(signal.SIGHUP)  # what a closed terminal sends
+    assert code == 0 and stopped["saved_items"] >= 2
+    assert saved_keys(state, "kept") == {"k"}
