@@ -42,13 +42,14 @@ def endpoint_store(url: str, table: str, **kwargs: Any) -> DynamoDBStore:
 
 
 class Writers:
-    """Threads putting new memories (`("load", "w<n>")`, key `w<n>-<i>`) through the store
-    until told to stop or the endpoint stops answering; `acknowledged` holds the key of
-    every put that returned."""
+    """Threads putting new memories (`("load", "w<n>")`, key `<tag>w<n>-<i>`) through the
+    store until told to stop or the endpoint stops answering; `acknowledged` holds the key
+    of every put that returned."""
 
-    def __init__(self, url: str, table: str, threads: int = 4) -> None:
+    def __init__(self, url: str, table: str, threads: int = 4, tag: str = "") -> None:
         self.url = url
         self.table = table
+        self.tag = tag
         self.acknowledged: list[str] = []
         self.refused = 0
         self._progress = threading.Condition()
@@ -73,7 +74,7 @@ class Writers:
             for i in itertools.count():
                 if self._stop.is_set():
                     return
-                key = f"w{n}-{i}"
+                key = f"{self.tag}w{n}-{i}"
                 try:
                     store.put(("load", f"w{n}"), key, {"i": i})
                 except Exception:
