@@ -61,9 +61,9 @@ def run(
     on_stop: Callable[[int], None],
 ) -> None:
     """Serve until SIGINT, SIGTERM or SIGHUP. With `state`: claim the file first (refusing
-    one that cannot be written or that another serve holds), load it when it exists, and at stop
-    drain the endpoint (later requests are refused, admitted ones applied) before saving
-    it, so every write the endpoint acknowledged is in the file. `on_ready(url,
+    one that cannot be written or that another serve holds), load it when it exists, and
+    at stop drain the endpoint (later requests are refused, admitted ones applied) before
+    saving it, so every write the endpoint acknowledged is in the file. `on_ready(url,
     items_loaded)` runs once the endpoint answers, `on_stop(items_saved)` after the save."""
     from ..testing import EmulatorSettings
     from ..testing.mock import running_endpoint

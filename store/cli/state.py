@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import errno
 import fcntl
 import json
 import os
@@ -55,7 +56,7 @@ class StateLock:
         try:
             self.state.parent.mkdir(parents=True, exist_ok=True)
             if self.state.is_dir():
-                raise IsADirectoryError(21, "Is a directory", str(self.state))
+                raise IsADirectoryError(errno.EISDIR, "Is a directory", str(self.state))
             with temp_sibling(self.state) as probe:
                 os.unlink(probe.name)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
