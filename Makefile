@@ -44,8 +44,9 @@ typecheck: $(STAMP)
 test: lint typecheck $(PYODIDE)
 	$(PY) -m pytest -n auto
 
-# The full workloads of issue 8 (faults, concurrency, 10,000-example properties); prints
-# their figures.
+# The full workloads of issue 8 (faults, concurrency, 10,000-example properties) and of
+# issue 21 (serve stopped by SIGTERM and SIGKILL under writers, export during writes);
+# prints their figures.
 test-hardening: $(STAMP)
 	$(PY) -m pytest -m hardening -s tests/fault tests/hardening
 

@@ -38,6 +38,8 @@ from langchain_core.embeddings import Embeddings
 
 from .embedders import KNOWN_DIMS, embedder
 from .errors import InvalidSettingError
+from .index_config import MAX_DIMENSIONS
+from .ttl import MAX_TTL_MINUTES, MIN_TTL_MINUTES, check_ttl
 
 ENV_PREFIX = "DYNAMODB_MEMORY_"
 CONFIG_ENV = ENV_PREFIX + "CONFIG"
@@ -46,6 +48,28 @@ DEFAULT_TABLE = "agent-memory"
 
 class ConfigError(ValueError):
     """A setting is missing or malformed; the message names it and where it came from."""
+
+
+# Where each setting can be given, for messages: CLI option, environment variable (after
+# the prefix), config file key.
+_SOURCES = {
+    "table": ("--table", "TABLE", "table"),
+    "region": ("--region", "REGION", "region"),
+    "endpoint_url": ("--endpoint-url", "ENDPOINT_URL", "endpoint_url"),
+    "profile": ("--profile", "PROFILE", "profile"),
+    "embed": ("--embed", "EMBED", "index.embed"),
+    "dims": ("--dims", "DIMS", "index.dims"),
+    "fields": ("--fields", "FIELDS", "index.fields"),
+    "embed_on": ("", "EMBED_ON", "index.embed_on"),
+    "default_ttl": ("", "DEFAULT_TTL", "ttl.default_ttl"),
+}
+_TEXTS = ("region", "endpoint_url", "profile", "embed", "embed_on")
+
+
+def _refused(name: str, wanted: str, value: Any) -> ConfigError:
+    option, variable, key = _SOURCES[name]
+    where = ", ".join(filter(None, [option, ENV_PREFIX + variable, f"{key} in the config file"]))
+    return ConfigError(f"Setting {name} must be {wanted}, got {value!r:.60} ({where})")
 
 
 @dataclass(frozen=True)
@@ -63,6 +87,30 @@ class StoreSettings:
     default_ttl: float | None = None
     index_extra: Mapping[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        """Refuse a wrongly typed or out of range setting, naming it: every source (the
+        CLI's options, the environment, the config file) comes through here."""
+        if not isinstance(self.table, str) or not self.table:
+            raise _refused("table", "a table name", self.table)
+        for name in _TEXTS:
+            if not isinstance(getattr(self, name), str | None):
+                raise _refused(name, "a string", getattr(self, name))
+        dims = self.dims
+        if dims is not None and (
+            isinstance(dims, bool) or not isinstance(dims, int) or not 1 <= dims <= MAX_DIMENSIONS
+        ):
+            raise _refused("dims", f"an integer from 1 to {MAX_DIMENSIONS}", dims)
+        if not isinstance(self.fields, tuple) or not all(
+            isinstance(path, str) and path for path in self.fields
+        ):
+            raise _refused("fields", "a list of JSON paths", self.fields)
+        if self.default_ttl is not None:
+            try:
+                check_ttl(self.default_ttl)
+            except ValueError:
+                wanted = f"minutes, from {MIN_TTL_MINUTES:.2g} to {MAX_TTL_MINUTES}"
+                raise _refused("default_ttl", wanted, self.default_ttl) from None
+
     def with_overrides(self, **values: Any) -> StoreSettings:
         """These settings with every non-None keyword applied."""
         return replace(self, **{k: v for k, v in values.items() if v is not None})
@@ -75,7 +123,7 @@ class StoreSettings:
         """The store's `index` argument, or None without an embedding model."""
         if not self.embed:
             return None
-        dims = self.dims or KNOWN_DIMS.get(self.embed)
+        dims = self.dims if self.dims is not None else KNOWN_DIMS.get(self.embed)
         if dims is None:
             raise ConfigError(
                 f"Embedding model {self.embed!r} needs its dimension count: set "
@@ -116,7 +164,7 @@ class StoreSettings:
         index = self.index_config()
         if index:
             kwargs["index"] = index
-        if self.default_ttl:
+        if self.default_ttl is not None:
             kwargs["ttl"] = {"default_ttl": self.default_ttl, "refresh_on_read": True}
         return kwargs
 
@@ -136,17 +184,34 @@ def _from_file(path: Path) -> StoreSettings:
         raise ConfigError(f"Cannot read config file {path}: {error.strerror}") from error
     try:
         data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-    except (ValueError, tomllib.TOMLDecodeError) as error:
+    except RecursionError:
+        raise ConfigError(f"Config file {path} is nested too deeply") from None
+    except ValueError as error:
         raise ConfigError(f"Config file {path} is not valid {path.suffix[1:]}: {error}") from error
     if not isinstance(data, dict):
         raise ConfigError(f"Config file {path} must hold an object of settings")
+    try:
+        return _settings_of(data)
+    except ConfigError as error:
+        raise ConfigError(f"Config file {path}: {error}") from None
+
+
+def _settings_of(data: dict[str, Any]) -> StoreSettings:
+    """Settings from a config file's object (see the module docstring for its keys)."""
     known = {"table", "region", "endpoint_url", "profile", "index", "ttl"}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise ConfigError(f"Config file {path}: unknown key(s) {unknown}; known: {sorted(known)}")
-    index = dict(data.get("index") or {})
-    ttl = dict(data.get("ttl") or {})
-    fields = index.pop("fields", None)
+        raise ConfigError(f"unknown key(s) {unknown}; known: {sorted(known)}")
+    index, ttl = data.get("index") or {}, data.get("ttl") or {}
+    for name, section in (("index", index), ("ttl", ttl)):
+        if not isinstance(section, dict):
+            raise ConfigError(f"{name} must be an object (a table in TOML), got {section!r:.60}")
+    if set(ttl) - {"default_ttl"}:
+        raise ConfigError(f"unknown ttl key(s) {sorted(set(ttl) - {'default_ttl'})}")
+    index = dict(index)
+    fields = index.pop("fields", ())
+    if isinstance(fields, str):
+        fields = [fields]
     return StoreSettings(
         table=data.get("table", DEFAULT_TABLE),
         region=data.get("region"),
@@ -154,7 +219,7 @@ def _from_file(path: Path) -> StoreSettings:
         profile=data.get("profile"),
         embed=index.pop("embed", None),
         dims=index.pop("dims", None),
-        fields=tuple([fields] if isinstance(fields, str) else fields or ()),
+        fields=tuple(fields) if isinstance(fields, list) else fields,
         embed_on=index.pop("embed_on", None),
         default_ttl=ttl.get("default_ttl"),
         index_extra=index,

@@ -40,12 +40,18 @@ def key_of(namespace: tuple[str, ...], key: str) -> dict[str, str]:
     return {PK: encode_namespace(namespace), SK: item_sort_key(key)}
 
 
+def stamp_of(moment: datetime) -> str:
+    """A moment as rows store it: ISO 8601 in UTC with microseconds, fixed width, so string
+    order is time order (the recency index relies on it)."""
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
 def build_row(op: PutOp, at: float) -> dict[str, Any]:
     """The attributes a put writes (without `created_at`, which survives overwrites).
     Raises `ValueError` for a value that is not JSON or an item over 400 KB (counting its
     copy in the recency index, which DynamoDB counts against the same limit)."""
     assert op.value is not None
-    stamp = datetime.fromtimestamp(at, UTC).isoformat(timespec="microseconds")
+    stamp = stamp_of(datetime.fromtimestamp(at, UTC))
     row: dict[str, Any] = {
         **key_of(op.namespace, op.key),
         VALUE: encode_value(op.value),

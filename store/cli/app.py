@@ -30,6 +30,7 @@ from ..vector_index import find_index
 from . import serve as serving
 from . import transfer
 from .errors import ENVIRONMENT, NOT_FOUND, CliError, friendly, stderr
+from .files import replacing
 from .status import table_status
 from .target import (
     JsonOpt,
@@ -37,6 +38,7 @@ from .target import (
     Target,
     item_json,
     parse_namespace,
+    parse_object,
     targeted,
 )
 
@@ -81,13 +83,16 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to bind.")] = serving.DEFAULT_HOST,
     state: Annotated[
         Path | None,
-        typer.Option(help="Load tables from this file at start and save them at stop."),
+        typer.Option(
+            help="Load tables from this file at start and save them at stop (one serve per file)."
+        ),
     ] = None,
     table: TableOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Run the local emulation (DynamoDB with vector indexes, Bedrock embeddings, the
-    stream) behind an HTTP endpoint until Ctrl-C or SIGTERM."""
+    stream) behind an HTTP endpoint until Ctrl-C, SIGTERM or SIGHUP; with --state, every
+    write it acknowledged is saved then."""
     table_name = Target.of(table).table
 
     def ready(url: str, loaded: int) -> None:
@@ -400,9 +405,7 @@ def put(
     no_index: Annotated[bool, typer.Option("--no-index", help="Store without embedding.")] = False,
 ) -> None:
     """Write a memory (embedded when an embedding model is configured)."""
-    data = json.loads(value)
-    if not isinstance(data, dict):
-        raise CliError(f"The value must be a JSON object, got {type(data).__name__}: {value}")
+    data = parse_object(value, "VALUE")
     store = target.store() if no_index else _indexed_store(target, writes=True)
     ns = parse_namespace(namespace)
     store.put(ns, key, data, index=False if no_index else None, ttl=ttl)
@@ -447,9 +450,7 @@ def search(
     offset: Annotated[int, typer.Option(help="Skip this many results.")] = 0,
 ) -> None:
     """Search memories under PREFIX, by filter and/or semantic query."""
-    filters = json.loads(filter_json) if filter_json else None
-    if filters is not None and not isinstance(filters, dict):
-        raise CliError(f"--filter must be a JSON object, got: {filter_json}")
+    filters = parse_object(filter_json, "--filter") if filter_json else None
     store = _indexed_store(target, writes=False) if query else target.store(index=False)
     if query and store.index_config is None:
         raise CliError(
@@ -518,15 +519,20 @@ def export_items(
         Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
     ] = None,
 ) -> None:
-    """Write every memory under PREFIX as JSON Lines (namespace, key, value, timestamps)."""
+    """Write every memory under PREFIX as JSON Lines (namespace, key, value, timestamps,
+    TTL, index choice), each namespace in key order: writes meanwhile cannot make a memory
+    appear twice or not at all. Vectors are not exported (import embeds again)."""
     store = target.store(index=False)
     ns = parse_namespace(prefix)
     if output is None:
         count = transfer.export_lines(store, ns, sys.stdout)
     else:
-        with output.open("w") as out:
+        with replacing(output) as out:  # a failed export leaves the file as it was
             count = transfer.export_lines(store, ns, out)
-        stderr.print(f"[green]✓[/] exported {count} memories to {output}")
+        stderr.print(
+            f"[green]✓[/] exported {count} memories to {output} (without vectors: import "
+            "embeds them with the target table's model)"
+        )
 
 
 @app.command("import")
@@ -536,12 +542,18 @@ def import_items(
     target: Target,
     source: Annotated[Path, typer.Argument(help="JSON Lines file ('-' for stdin).")],
 ) -> None:
-    """Write memories from JSON Lines (as `export` writes them: namespace, key, value).
-    With an embedding model, a table without a vector index gets one first."""
+    """Write memories from JSON Lines as `export` writes them, with their timestamps, TTL
+    and index choice. Every line is checked before anything is written. With an embedding
+    model, a table without a vector index gets one first."""
     store = _indexed_store(target, writes=True)
     if str(source) == "-":
-        count = transfer.import_lines(store, sys.stdin)
+        done = transfer.import_lines(store, sys.stdin)
     else:
         with source.open() as lines:
-            count = transfer.import_lines(store, lines)
-    _done(target, {"imported": count}, f"imported {count} memories into {target.table}")
+            done = transfer.import_lines(store, lines)
+    expired = f" ({done.expired} already expired, not written)" if done.expired else ""
+    _done(
+        target,
+        {"imported": done.written, "expired": done.expired},
+        f"imported {done.written} memories into {target.table}{expired}",
+    )

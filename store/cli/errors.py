@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-import json
+import os
+import sys
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
@@ -20,7 +21,8 @@ from langgraph.store.base import InvalidNamespaceError
 from rich.console import Console
 
 from ..config import ConfigError
-from ..errors import AccessDeniedError
+from ..errors import AccessDeniedError, NamespaceFullError, TableNotFoundError
+from ..vector_index import VectorIndexUnsupportedError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -29,6 +31,9 @@ R = TypeVar("R")
 NOT_FOUND = 1
 BAD_INPUT = 2
 ENVIRONMENT = 3
+# The reader of stdout closed it (`| head`): 128 + SIGPIPE, as a shell reports a process
+# that SIGPIPE ended.
+PIPE_CLOSED = 141
 
 stderr = Console(stderr=True)
 
@@ -41,10 +46,24 @@ class CliError(Exception):
         self.code = code
 
 
+class PartlyDone(Exception):
+    """A failure after part of the work was done: the message says what was, the cause
+    why (and decides the exit code)."""
+
+    def __init__(self, done: str, cause: Exception) -> None:
+        super().__init__(done)
+        self.cause = cause
+
+
 def explain(error: BaseException) -> tuple[str, int] | None:
     """The message and exit code for an error the user can fix; None for a bug."""
     if isinstance(error, CliError):
         return str(error), error.code
+    if isinstance(error, PartlyDone):
+        cause = explain(error.cause)
+        return None if cause is None else (f"{cause[0]} ({error})", cause[1])
+    if isinstance(error, TableNotFoundError):
+        return f"{error} Create it with: dynamodb-memory setup", ENVIRONMENT
     if isinstance(error, NoCredentialsError | PartialCredentialsError):
         return (
             "No AWS credentials found. For the local endpoint any will do: export "
@@ -62,17 +81,16 @@ def explain(error: BaseException) -> tuple[str, int] | None:
             "Check --endpoint-url / AWS_ENDPOINT_URL.",
             ENVIRONMENT,
         )
-    if isinstance(error, AccessDeniedError):
+    if isinstance(error, AccessDeniedError | NamespaceFullError | VectorIndexUnsupportedError):
         return str(error), ENVIRONMENT
     if isinstance(error, ClientError):
         detail = error.response.get("Error", {})
         return f"AWS error {detail.get('Code')}: {detail.get('Message')}", ENVIRONMENT
     if isinstance(error, ConfigError):
         return str(error), BAD_INPUT
-    if isinstance(error, json.JSONDecodeError):
-        return f"Not valid JSON: {error}", BAD_INPUT
     if isinstance(error, OSError):
-        return f"{error.strerror or error}: {error.filename}", BAD_INPUT
+        where = f": {error.filename}" if error.filename else ""
+        return f"{error.strerror or error}{where}", BAD_INPUT
     if isinstance(error, InvalidNamespaceError | ValueError | ImportError):
         return str(error), BAD_INPUT
     return None
@@ -87,6 +105,10 @@ def friendly(command: Callable[P, R]) -> Callable[P, R]:
             return command(*args, **kwargs)
         except typer.Exit:
             raise
+        except BrokenPipeError:
+            # Stop quietly, as Unix tools do; stdout goes nowhere so exiting cannot fail.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(PIPE_CLOSED) from None
         except Exception as error:
             explained = explain(error)
             if explained is None:

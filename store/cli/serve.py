@@ -1,8 +1,9 @@
-"""`serve`: the local emulation behind an HTTP endpoint until Ctrl-C or SIGTERM."""
+"""`serve`: the local emulation behind an HTTP endpoint until Ctrl-C, SIGTERM or SIGHUP."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -12,9 +13,13 @@ from typing import Any
 
 import boto3
 
+from .errors import ENVIRONMENT, CliError
+
 DEFAULT_PORT = 8484
 DEFAULT_HOST = "127.0.0.1"
 REGION = "us-east-1"
+MAX_PORT = 65535
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def connection_lines(url: str, region: str, table: str) -> dict[str, str]:
@@ -32,13 +37,14 @@ def connection_lines(url: str, region: str, table: str) -> dict[str, str]:
 
 @contextlib.contextmanager
 def stop_signals() -> Iterator[threading.Event]:
-    """An event set by SIGINT or SIGTERM while the block runs (handlers restored after)."""
+    """An event set by SIGINT, SIGTERM or SIGHUP (a closed terminal) while the block runs
+    (handlers restored after)."""
     stop = threading.Event()
 
     def handle(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
-    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, handle) for sig in STOP_SIGNALS}
     try:
         yield stop
     finally:
@@ -54,28 +60,55 @@ def run(
     on_ready: Callable[[str, int], None],
     on_stop: Callable[[int], None],
 ) -> None:
-    """Serve until SIGINT/SIGTERM. With `state`, load it at start (when it exists) and
-    save it at stop. `on_ready(url, items_loaded)` runs once the endpoint answers,
-    `on_stop(items_saved)` after the state is saved."""
-    from ..testing import local_endpoint
+    """Serve until SIGINT, SIGTERM or SIGHUP. With `state`: claim the file first (refusing
+    one that cannot be written or that another serve holds), load it when it exists, and
+    at stop drain the endpoint (later requests are refused, admitted ones applied) before
+    saving it, so every write the endpoint acknowledged is in the file. `on_ready(url,
+    items_loaded)` runs once the endpoint answers, `on_stop(items_saved)` after the save."""
+    from ..testing import EmulatorSettings
+    from ..testing.mock import running_endpoint
     from . import state as snapshot
 
-    with stop_signals() as stop, local_endpoint(port, host=host) as url:
+    if not 0 <= port <= MAX_PORT:
+        raise CliError(f"--port must be from 0 (any free port) to {MAX_PORT}, got {port}.")
+    with contextlib.ExitStack() as stack:
+        lock = stack.enter_context(snapshot.StateLock(state)) if state else None
+        stop = stack.enter_context(stop_signals())
+        try:
+            endpoint = stack.enter_context(
+                running_endpoint(port, host=host, settings=EmulatorSettings())
+            )
+        except OSError as error:
+            raise _cannot_listen(host, port, error) from None
 
         def client_for(region: str) -> Any:
+            """A client whose requests the endpoint serves also once drained."""
             return boto3.client(
                 "dynamodb",
-                endpoint_url=url,
+                endpoint_url=endpoint.url,
                 region_name=region,
-                aws_access_key_id="testing",
+                aws_access_key_id=endpoint.owner_key,
                 aws_secret_access_key="testing",
             )
 
         loaded = snapshot.load(client_for, state) if state and state.exists() else 0
-        on_ready(url, loaded)
+        if lock:
+            lock.record(endpoint.url)
+        on_ready(endpoint.url, loaded)
         stop.wait()
+        endpoint.drain()
         saved = snapshot.save(client_for, _regions_with_tables(), state) if state else 0
         on_stop(saved)
+
+
+def _cannot_listen(host: str, port: int, error: OSError) -> CliError:
+    if error.errno == errno.EADDRINUSE:
+        return CliError(
+            f"Port {port} on {host} is in use (another serve?): pass another --port "
+            "(--port 0 picks a free one).",
+            ENVIRONMENT,
+        )
+    return CliError(f"Cannot listen on {host}:{port} ({error.strerror or error}): check --host.")
 
 
 def _regions_with_tables() -> list[str]:

@@ -2,22 +2,34 @@
 restart of `serve --state FILE`.
 
 The snapshot is what any DynamoDB client can read and write (each table's definition,
-TTL setting and items as DynamoDB JSON), taken and restored through the endpoint itself,
-so vectors are re-indexed by the emulation on load.
+TTL setting and items as DynamoDB JSON, binary values in base64 as on the wire), taken and
+restored through the endpoint itself, so vectors are re-indexed by the emulation on load.
+A file is claimed by one serve at a time (`StateLock`) and replaced whole at each save.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import errno
+import fcntl
 import json
 import os
-import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from types import TracebackType
 from typing import Any
+
+from botocore.exceptions import ClientError, ParamValidationError
+
+from .errors import BAD_INPUT, ENVIRONMENT, CliError
+from .files import replacing, temp_sibling
 
 ClientFor = Callable[[str], Any]
 
 SNAPSHOT_VERSION = 1
+LOCK_SUFFIX = ".lock"
+_KEY_FIELDS = ("KeySchema", "AttributeDefinitions")
 _INDEX_KEYS = ("IndexName", "KeySchema", "Projection")
 _VECTOR_INDEX_KEYS = (
     "IndexName",
@@ -29,15 +41,68 @@ _VECTOR_INDEX_KEYS = (
 )
 
 
+class StateLock:
+    """Claims a state file for this process: refuses (one line, before anything runs) a
+    file that cannot be saved, and one another serve holds, naming it. The claim is an
+    exclusive `flock` on `<file>.lock`, which the OS releases when the process ends however
+    it ends; the lock file itself stays (deleting it would let two processes lock apart)."""
+
+    def __init__(self, state: Path) -> None:
+        self.state = state
+        self.path = state.with_name(state.name + LOCK_SUFFIX)
+        self._fd = -1
+
+    def __enter__(self) -> StateLock:
+        try:
+            self.state.parent.mkdir(parents=True, exist_ok=True)
+            if self.state.is_dir():
+                raise IsADirectoryError(errno.EISDIR, "Is a directory", str(self.state))
+            with temp_sibling(self.state) as probe:
+                os.unlink(probe.name)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as error:
+            raise CliError(
+                f"Cannot write the state file {self.state} ({error.strerror}: "
+                f"{error.filename}): pass a --state path in a writable directory."
+            ) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 512).decode(errors="replace").strip() or "pid unknown"
+            os.close(fd)
+            raise CliError(
+                f"State file {self.state} is in use by another serve ({holder}): stop it, "
+                "or pass another --state file.",
+                ENVIRONMENT,
+            ) from None
+        self._fd = fd
+        self.record("")
+        return self
+
+    def record(self, url: str) -> None:
+        """Write the holder (this pid, and `url` once known) for a refused serve to name."""
+        text = f"pid {os.getpid()}" + (f", {url}" if url else "")
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, text.encode(), 0)
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        os.close(self._fd)
+
+
 def save(client_for: ClientFor, regions: Iterable[str], path: Path) -> int:
-    """Write every table of the endpoint in `regions` to `path` (atomically); returns the
+    """Replace `path` whole with every table of the endpoint in `regions`; returns the
     item count. `client_for(region)` is a DynamoDB client on the endpoint."""
     tables = []
     count = 0
     for region in sorted(set(regions)):
         client = client_for(region)
         for name in _table_names(client):
-            items = list(_scan(client, name))
+            items = [_binary_as(_to_text, item) for item in _scan(client, name)]
             count += len(items)
             tables.append(
                 {
@@ -47,35 +112,117 @@ def save(client_for: ClientFor, regions: Iterable[str], path: Path) -> int:
                     "items": items,
                 }
             )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as out:
+    path.parent.mkdir(parents=True, exist_ok=True)  # in case it was removed meanwhile
+    with replacing(path) as out:
         json.dump({"version": SNAPSHOT_VERSION, "tables": tables}, out)
-    os.replace(out.name, path)
     return count
 
 
 def load(client_for: ClientFor, path: Path) -> int:
-    """Recreate the tables and items saved in `path`; returns the item count."""
-    snapshot = json.loads(path.read_text())
-    if snapshot.get("version") != SNAPSHOT_VERSION:
-        raise ValueError(f"{path} is not a state file of this version (want {SNAPSHOT_VERSION})")
+    """Recreate the tables and items saved in `path`; returns the item count. A file
+    `save` did not write raises `CliError` naming what is wrong with it."""
+    tables = _read(path)
     count = 0
-    for table in snapshot["tables"]:
-        client = client_for(table["region"])
+    for table in tables:
         name = table["create"]["TableName"]
-        client.create_table(**table["create"])
-        client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 0.1})
-        if table["ttl_attribute"]:
-            client.update_time_to_live(
-                TableName=name,
-                TimeToLiveSpecification={"Enabled": True, "AttributeName": table["ttl_attribute"]},
-            )
-        items = table["items"]
-        for start in range(0, len(items), 25):
-            batch = [{"PutRequest": {"Item": item}} for item in items[start : start + 25]]
-            client.batch_write_item(RequestItems={name: batch})
+        try:
+            client = client_for(table["region"])
+            client.create_table(**table["create"])
+            client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 0.1})
+            if table["ttl_attribute"]:
+                client.update_time_to_live(
+                    TableName=name,
+                    TimeToLiveSpecification={
+                        "Enabled": True,
+                        "AttributeName": table["ttl_attribute"],
+                    },
+                )
+            items = [_binary_as(_to_bytes, item) for item in table["items"]]
+            for start in range(0, len(items), 25):
+                batch = [{"PutRequest": {"Item": item}} for item in items[start : start + 25]]
+                client.batch_write_item(RequestItems={name: batch})
+        except (ClientError, ParamValidationError, ValueError) as error:
+            detail = str(error).replace("\n", " ")
+            raise _not_a_snapshot(path, f"table {name!r} cannot be restored: {detail}") from None
         count += len(items)
     return count
+
+
+def _read(path: Path) -> list[dict[str, Any]]:
+    """The table entries of a state file, checked for the shape `save` writes."""
+    try:
+        snapshot = json.loads(path.read_text())
+    except OSError as error:
+        raise CliError(f"Cannot read the state file {path}: {error.strerror}.") from None
+    except (ValueError, RecursionError) as error:
+        raise _not_a_snapshot(path, f"not JSON ({error})") from None
+    if not isinstance(snapshot, dict) or not isinstance(snapshot.get("tables"), list):
+        raise _not_a_snapshot(path, 'not an object with a "tables" list')
+    if snapshot.get("version") != SNAPSHOT_VERSION:
+        raise _not_a_snapshot(
+            path, f"version {snapshot.get('version')!r}, this serve reads {SNAPSHOT_VERSION}"
+        )
+    tables: list[dict[str, Any]] = snapshot["tables"]
+    for number, table in enumerate(tables, start=1):
+        if not _is_saved_table(table):
+            raise _not_a_snapshot(
+                path,
+                f"table entry {number} is not a saved table (region, create with TableName, "
+                "KeySchema and AttributeDefinitions, ttl_attribute, items)",
+            )
+    return tables
+
+
+def _is_saved_table(table: Any) -> bool:
+    return (
+        isinstance(table, dict)
+        and isinstance(table.get("region"), str)
+        and isinstance(table.get("create"), dict)
+        and isinstance(table["create"].get("TableName"), str)
+        and all(isinstance(table["create"].get(key), list) for key in _KEY_FIELDS)
+        and isinstance(table.get("ttl_attribute"), str | None)
+        and isinstance(table.get("items"), list)
+        and all(isinstance(item, dict) for item in table["items"])
+    )
+
+
+def _not_a_snapshot(path: Path, problem: str) -> CliError:
+    return CliError(
+        f"State file {path} is not one serve saved: {problem}. Move it away or pass "
+        "another --state file (serve creates it).",
+        BAD_INPUT,
+    )
+
+
+def _to_text(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def _to_bytes(text: Any) -> bytes:
+    try:
+        return base64.b64decode(str(text), validate=True)
+    except binascii.Error as error:
+        raise ValueError(f"binary value {text!r:.40} is not base64 ({error})") from None
+
+
+def _binary_as(convert: Callable[[Any], Any], item: dict[str, Any]) -> dict[str, Any]:
+    """An item (DynamoDB JSON) with every binary value, at any depth, converted."""
+
+    def value(attribute: Any) -> Any:
+        if not (isinstance(attribute, dict) and len(attribute) == 1):
+            raise ValueError(f"{attribute!r:.60} is not a DynamoDB JSON value")
+        ((kind, inner),) = attribute.items()
+        if kind == "B":
+            return {kind: convert(inner)}
+        if kind == "BS" and isinstance(inner, list):
+            return {kind: [convert(element) for element in inner]}
+        if kind == "M" and isinstance(inner, dict):
+            return {kind: {name: value(child) for name, child in inner.items()}}
+        if kind == "L" and isinstance(inner, list):
+            return {kind: [value(child) for child in inner]}
+        return attribute  # any other shape: the endpoint validates it
+
+    return {name: value(attribute) for name, attribute in item.items()}
 
 
 def _table_names(client: Any) -> list[str]:
@@ -83,8 +230,8 @@ def _table_names(client: Any) -> list[str]:
     return [name for page in pages for name in page["TableNames"]]
 
 
-def _scan(client: Any, table: str) -> Any:
-    for page in client.get_paginator("scan").paginate(TableName=table):
+def _scan(client: Any, table: str) -> Iterator[dict[str, Any]]:
+    for page in client.get_paginator("scan").paginate(TableName=table, ConsistentRead=True):
         yield from page["Items"]
 
 

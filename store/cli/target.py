@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
@@ -222,6 +223,19 @@ def pinned_settings(store: DynamoDBStore, settings: StoreSettings) -> StoreSetti
 def parse_namespace(text: str) -> Namespace:
     """`memories.acme.u1` -> ("memories", "acme", "u1"); "" -> () (the whole store)."""
     return tuple(text.split(".")) if text else ()
+
+
+def parse_object(text: str, what: str) -> dict[str, Any]:
+    """`text` as a JSON object, or a one-line `CliError` naming `what` and the problem."""
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise CliError(f"Not valid JSON in {what}: nested too deeply.") from None
+    except ValueError as error:
+        raise CliError(f"Not valid JSON in {what}: {error}") from None
+    if not isinstance(data, dict):
+        raise CliError(f"{what} must be a JSON object, got {type(data).__name__}: {text:.80}")
+    return data
 
 
 def item_json(item: Item, score: float | None = None) -> dict[str, Any]:

@@ -6,13 +6,17 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, TypeVar, overload
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import moto
 from moto.core.models import MockAWS
 
 from ._patch import install
 from ._settings import EmulatorSettings, pop_settings, push_settings
+
+if TYPE_CHECKING:
+    from ._server import EndpointServer
 
 T = TypeVar("T")
 
@@ -116,9 +120,10 @@ def local_endpoint(
     consumers: Mapping[str, Callable[[dict[str, Any], Any], Any]] | None = None,
     embed_stream: bool = True,
 ) -> Iterator[str]:
-    """Run the emulation behind moto's ThreadedMotoServer and yield its URL.
+    """Run the emulation behind an HTTP server and yield its URL.
 
-    ``port=None`` picks a free port. Use the URL as ``endpoint_url`` of every boto3 client
+    ``port=None`` picks a free port; a port that cannot be bound raises ``OSError`` at
+    once. Use the URL as ``endpoint_url`` of every boto3 client
     (any credentials and region work; when this process has none configured, fake ones are
     set in its environment for the life of the endpoint. Another process needs its own,
     e.g. ``AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing``). State lives in this
@@ -129,13 +134,6 @@ def local_endpoint(
     consumer runs too, for every other table whose setup() pinned an embedding model:
     writes with ``embed_on="stream"`` get embedded in the background as on AWS.
     """
-    import logging
-
-    from moto.core.base_backend import BackendDict
-    from moto.server import ThreadedMotoServer
-
-    install()
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
     merged = _resolve(
         settings,
         index_creation_delay=index_creation_delay,
@@ -145,32 +143,85 @@ def local_endpoint(
         index_deletion_delay=index_deletion_delay,
         item_collection_size_limit=item_collection_size_limit,
     )
+    with running_endpoint(
+        port,
+        host=host,
+        settings=merged,
+        reset=reset,
+        consumers=consumers,
+        embed_stream=embed_stream,
+    ) as endpoint:
+        yield endpoint.url
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A running local endpoint (see :func:`running_endpoint`)."""
+
+    server: EndpointServer
+    background: contextlib.ExitStack
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    @property
+    def owner_key(self) -> str:
+        """The access key whose requests are still served after `drain()`."""
+        return self.server.owner_key
+
+    def drain(self) -> None:
+        """Stop the background stream consumers, refuse every later request but the
+        owner's, and wait until those already admitted are applied: the tables then stay
+        as they are (what `serve --state` saves)."""
+        self.background.close()
+        self.server.drain()
+
+
+@contextlib.contextmanager
+def running_endpoint(
+    port: int | None = None,
+    *,
+    host: str = "127.0.0.1",
+    settings: EmulatorSettings,
+    reset: bool = True,
+    consumers: Mapping[str, Callable[[dict[str, Any], Any], Any]] | None = None,
+    embed_stream: bool = True,
+) -> Iterator[Endpoint]:
+    """:func:`local_endpoint` with resolved `settings`, yielding the running `Endpoint`."""
+    import logging
+
+    from moto.core.base_backend import BackendDict
+
+    from ._server import EndpointServer
+
+    install()
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
     if reset:
         BackendDict.reset()
-    server = ThreadedMotoServer(ip_address=host, port=port or 0, verbose=False)
-    server.start()
-    push_settings(merged)
+    server = EndpointServer(host, port or 0)
+    push_settings(settings)
     try:
-        bound_host, bound_port = server.get_host_and_port()
-        with contextlib.ExitStack() as stack:
+        with contextlib.ExitStack() as background:
             from .streams import run_consumer
 
             if not {"AWS_ACCESS_KEY_ID", "AWS_PROFILE"} & set(os.environ):
                 fake = fake_credentials_env()
-                stack.enter_context(patched_env({k: fake[k] for k in fake if k not in os.environ}))
+                background.enter_context(
+                    patched_env({k: fake[k] for k in fake if k not in os.environ})
+                )
 
             for table_name, handler in (consumers or {}).items():
-                stack.enter_context(run_consumer(table_name, handler))
-            url = f"http://{bound_host}:{bound_port}"
+                background.enter_context(run_consumer(table_name, handler))
             if embed_stream:
                 from .auto_embed import AutoEmbedder
 
-                embedder = AutoEmbedder(url, skip=set(consumers or ()))
+                embedder = AutoEmbedder(server.url, skip=set(consumers or ()))
                 embedder.start()
-                stack.callback(embedder.stop)
-            yield url
+                background.callback(embedder.stop)
+            yield Endpoint(server, background)
     finally:
-        pop_settings(merged)
+        pop_settings(settings)
         server.stop()
         if reset:
             BackendDict.reset()

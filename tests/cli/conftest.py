@@ -50,16 +50,21 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(*args: str) -> Server:
-    """`python -m langgraph.store.dynamodb serve --json ...`, once it answers."""
+def _serve(*args: str) -> subprocess.Popen[str]:
+    """`python -m langgraph.store.dynamodb serve --json ...`, without AWS settings."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    process = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", "langgraph.store.dynamodb", "serve", "--json", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
     )
+
+
+def start_server(*args: str) -> Server:
+    """`serve --json ...`, once it answers."""
+    process = _serve(*args)
     assert process.stdout is not None
     line = process.stdout.readline()
     if not line:
@@ -68,6 +73,20 @@ def start_server(*args: str) -> Server:
         raise AssertionError(f"serve exited before it was ready: {err}")
     ready = json.loads(line)
     return Server(process, ready["url"], ready)
+
+
+def serve_refused(*args: str) -> tuple[int, str]:
+    """Run `serve --json ...` expecting it to refuse to start; returns its exit code and
+    stderr. Fails if it starts, or if it has not exited within `STARTUP_SECONDS`."""
+    process = _serve(*args)
+    try:
+        out, err = process.communicate(timeout=STARTUP_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+        raise AssertionError(f"serve neither started nor exited: {out}{err}") from None
+    assert not out.strip(), f"serve started: {out}"
+    return process.returncode, err
 
 
 @pytest.fixture(scope="module")

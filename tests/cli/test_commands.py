@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from langgraph.store.dynamodb import AccessDeniedError
-from langgraph.store.dynamodb.cli.errors import ENVIRONMENT, explain
+from langgraph.store.dynamodb import AccessDeniedError, NamespaceFullError
+from langgraph.store.dynamodb.cli.errors import ENVIRONMENT, PIPE_CLOSED, explain
+from langgraph.store.dynamodb.vector_index import VectorIndexUnsupportedError
 
 from tests.cli.conftest import Cli, Server
 
@@ -112,7 +113,10 @@ def test_export_then_import_into_another_table(cli: Cli, table: str, tmp_path: P
     lines = [json.loads(line) for line in dump.read_text().splitlines()]
     assert sorted(line["key"] for line in lines) == ["mem-1", "mem-2", "mem-3"]
     cli.json("setup", "--table", "copy", *LEXICAL)
-    assert cli.json("import", "--table", "copy", *LEXICAL, str(dump)) == {"imported": 3}
+    assert cli.json("import", "--table", "copy", *LEXICAL, str(dump)) == {
+        "imported": 3,
+        "expired": 0,
+    }
     again = cli.json("get", "--table", "copy", NS, "mem-2")
     assert again["value"] == next(line["value"] for line in lines if line["key"] == "mem-2")
     hits = cli.json("search", "--table", "copy", *LEXICAL, NS, "-q", "idle sockets proxy")
@@ -150,6 +154,15 @@ def test_semantic_search_without_a_vector_index_names_the_fix(cli: Cli) -> None:
     assert cli.json("search", "--table", "kvonly", NS, "-q", "idle sockets")[0]["key"] == "mem-1"
 
 
+def test_a_failed_export_leaves_the_previous_backup_as_it_was(cli: Cli, tmp_path: Path) -> None:
+    backup = tmp_path / "backup.jsonl"
+    backup.write_text('{"namespace": ["a"], "key": "k", "value": {}}\n')
+    failed = cli("export", "--table", "absent", "-o", str(backup))
+    assert failed.exit_code == 3 and "dynamodb-memory setup" in failed.stderr
+    assert backup.read_text() == '{"namespace": ["a"], "key": "k", "value": {}}\n'
+    assert [path.name for path in tmp_path.iterdir()] == ["backup.jsonl"]
+
+
 @pytest.mark.parametrize(
     ("args", "code", "says"),
     [
@@ -159,10 +172,20 @@ def test_semantic_search_without_a_vector_index_names_the_fix(cli: Cli) -> None:
         (("search", "--table", "absent", NS, "-q", "x", *LEXICAL), 3, "setup --table absent"),
         (("put", NS, "k", "{not json"), 2, "Not valid JSON"),
         (("put", NS, "k", "[1, 2]"), 2, "must be a JSON object"),
+        (("put", NS, "k", "[" * 100_000), 2, "nested too deeply"),
+        (("search", "memories", "--filter", "[" * 100_000), 2, "nested too deeply"),
+        (("setup", "--embed", "lexical", "--dims", "0"), 2, "--dims"),
+        (("setup", "--embed", "lexical", "--dims", "-8"), 2, "--dims"),
+        (("setup", "--embed", "lexical", "--dims", "5000"), 2, "--dims"),
         (("search", "memories", "--filter", "{oops"), 2, "Not valid JSON"),
         (("get", "memories..x", "k"), 2, "label"),
         (("search", "--table", "plain", "memories", "-q", "anything"), 2, "--embed"),
         (("import", "/nonexistent/file.jsonl"), 2, "No such file"),
+        (
+            ("export", "-o", "/nonexistent/out.jsonl"),
+            2,
+            "No such file or directory: /nonexistent/out.jsonl",
+        ),
         (("status", "--profile", "no-such-profile"), 3, "no-such-profile"),
     ],
 )
@@ -195,6 +218,41 @@ def test_missing_credentials_and_region_are_explained(cli: Cli, tmp_path: Path) 
 def test_a_denied_request_is_explained_as_a_missing_permission() -> None:
     denied = AccessDeniedError("AWS denied dynamodb:PutItem on the store's table 'mem'.")
     assert explain(denied) == (str(denied), ENVIRONMENT)  # not as a file error
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        NamespaceFullError("Namespace ('t', 'u') is full: delete memories or spread them."),
+        VectorIndexUnsupportedError("This endpoint accepts vector indexes but drops them."),
+    ],
+)
+def test_what_the_aws_side_refuses_is_one_line_with_exit_3(error: Exception) -> None:
+    assert explain(error) == (str(error), ENVIRONMENT)
+
+
+def test_an_export_piped_into_a_reader_that_stops_early_ends_quietly(
+    cli: Cli, server: Server, tmp_path: Path
+) -> None:
+    lines = tmp_path / "many.jsonl"
+    big = {"text": "x" * 3_000}
+    lines.write_text(
+        "".join(
+            json.dumps({"namespace": ["p"], "key": f"k{i}", "value": big}) + "\n"
+            for i in range(100)
+        )
+    )
+    cli.json("setup", "--table", "piped")
+    assert cli.json("import", "--table", "piped", str(lines))["imported"] == 100
+    export = subprocess.Popen(
+        [str(Path(sys.executable).parent / "dynamodb-memory"), "export", "--table", "piped"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **server.env()},
+    )  # fmt: skip
+    assert export.stdout is not None and export.stderr is not None
+    assert export.stdout.read(100).startswith(b'{"namespace": ["p"]')
+    export.stdout.close()  # as `| head -c 100` does
+    assert export.wait(timeout=60) == PIPE_CLOSED
+    assert export.stderr.read() == b""
 
 
 def test_console_script_and_module_run_without_traceback(server: Server) -> None:
