@@ -440,7 +440,12 @@ def consumer_from_env(env: Mapping[str, str] | None = None) -> StreamConsumer:
     if env.get("EMBEDDING_MODEL_ID"):
         if dims is None:
             raise ValueError("Set EMBEDDING_DIMS along with EMBEDDING_MODEL_ID.")
-        normalize = env.get("EMBEDDING_NORMALIZE", "false").lower() == "true"
+        flag = env.get("EMBEDDING_NORMALIZE", "false").lower()
+        if flag not in ("true", "false"):
+            raise ValueError(
+                f"Set EMBEDDING_NORMALIZE to true or false, got {env['EMBEDDING_NORMALIZE']!r}."
+            )
+        normalize = flag == "true"
         embeddings = bedrock_embeddings(env["EMBEDDING_MODEL_ID"], dims, normalize)
     return StreamConsumer(
         table,
