@@ -239,3 +239,32 @@ def test_a_page_with_failures_never_moves_the_checkpoint_past_them() -> None:
         summary = reindex(healed, page_size=10)
         assert summary.failed == 0
         assert "poison " + text(5) in working.texts  # retried, not skipped as done
+
+
+def test_extra_rows_written_by_reindex_expire_with_an_item_refreshed_meanwhile(
+    clock: FakeClock,
+) -> None:
+    with mock_aws():
+        kv = DynamoDBStore(TABLE, region_name="us-east-1")
+        kv.setup()
+        ns = ("tenant", "user")
+        kv.put(ns, "m", {"text": "alpha", "notes": "walrus ukulele"}, ttl=10)
+        embeddings = CountingEmbeddings()
+        store = DynamoDBStore(
+            TABLE,
+            region_name="us-east-1",
+            ttl={"refresh_on_read": True},
+            index={"dims": DIMS, "embed": embeddings, "fields": ["text", "notes"]},
+        )
+        store.setup()
+        clock.advance(8 * 60)
+        # A read refreshes the item's TTL while reindex is embedding it.
+        embeddings.before_call = lambda texts: store.get(ns, "m")
+        assert reindex(store).embedded == 1
+        raw = store.client.query(
+            TableName=TABLE,
+            KeyConditionExpression="PK = :pk",
+            ExpressionAttributeValues={":pk": {"S": "tenant.user"}},
+        )["Items"]
+        expiries = {row["SK"]["S"].split("#")[0]: row["expires_at"]["N"] for row in raw}
+        assert expiries["v"] == expiries["k"], raw  # the extra row expires with its item
