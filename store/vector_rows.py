@@ -43,6 +43,12 @@ def carried(item: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def with_carried(item: Mapping[str, Any], copied: Mapping[str, Any]) -> dict[str, Any]:
+    """`item` with `copied` in place of the attributes it carried."""
+    kept = {name: value for name, value in item.items() if name not in carried(item)}
+    return {**kept, **copied}
+
+
 def extra_rows(
     pk: str,
     sk: str,

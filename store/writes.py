@@ -124,11 +124,14 @@ class Writer:
         same = update_arguments(same_row, SAME_CONTENT_REMOVES + self._filters)
         digest = row[CONTENT_HASH]
         for _ in range(MAX_PENDING_ATTEMPTS):
-            if self._conditional_update(changed, digest, "attribute_not_exists(#ch) OR #ch <> :ch"):
+            new = "attribute_not_exists(#ch) OR #ch <> :ch"
+            if self._conditional_update(changed, digest, new) is not None:
                 return
-            item = self._conditional_update(same, digest, "#ch = :ch")
-            if item:
-                vector_rows.follow(self._client, self._table, item, self._filters)
+            old = self._conditional_update(same, digest, "#ch = :ch", returns="ALL_OLD")
+            if old is not None:
+                if carried(old) != carried(same_row):  # only then do its rows need to move
+                    item = vector_rows.with_carried(old, carried(same_row))
+                    vector_rows.follow(self._client, self._table, item, self._filters)
                 return
         raise RuntimeError(
             f"Gave up writing item {row[SK]!r} of {row[PK]!r} after "
@@ -136,10 +139,10 @@ class Writer:
         )
 
     def _conditional_update(
-        self, args: dict[str, Any], digest: str, condition: str
+        self, args: dict[str, Any], digest: str, condition: str, *, returns: str = "NONE"
     ) -> dict[str, Any] | None:
         """Apply `args` if `condition` on the stored content hash holds: the item as
-        written, or None when the condition failed."""
+        `returns` asks for it ({} for NONE), or None when the condition failed."""
         try:
             response = self._client.update_item(
                 TableName=self._table,
@@ -150,13 +153,13 @@ class Writer:
                 ExpressionAttributeValues=dynamo.serialize(
                     {**args["ExpressionAttributeValues"], ":ch": digest}
                 ),
-                ReturnValues="ALL_NEW",
+                ReturnValues=returns,
             )
         except ClientError as error:
             if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
                 return None
             raise
-        return dynamo.deserialize(response["Attributes"])
+        return dynamo.deserialize(response.get("Attributes", {}))
 
     def refresh(self, rows: list[dict[str, Any]], at: float) -> None:
         """Slide the expiry of read rows (and their extra vector rows) by their own TTL, per
