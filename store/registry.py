@@ -139,12 +139,10 @@ class Registry:
         holding TTL items are checked against their partition (with `omit_expired_at`,
         only items unexpired at that time count)."""
         rows = self.rows(prefix)
-        verdicts = dynamo.parallel_map(lambda row: self._alive(row, omit_expired_at), rows)
-        return [
-            namespace_of_registry_key(row[SK])
-            for row, live in zip(rows, verdicts, strict=True)
-            if live
-        ]
+        suspect = [row for row in rows if _suspect(row)]
+        verdicts = dynamo.parallel_map(lambda row: self._verify(row, omit_expired_at), suspect)
+        dead = {row[SK] for row, live in zip(suspect, verdicts, strict=True) if not live}
+        return [namespace_of_registry_key(row[SK]) for row in rows if row[SK] not in dead]
 
     def fill(self, page: Page, prefix: Namespace, *, omit_expired_at: float | None) -> None:
         """Offer `page` the namespaces at or below `prefix` in sorted order, reading group
@@ -204,7 +202,7 @@ class Registry:
     def _alive(self, row: dict[str, Any], at: float | None) -> bool:
         """Whether a row's namespace holds items: rows marked emptied or holding TTL items
         are verified against their partition."""
-        return not (EMPTIED_AT in row or row.get(HAS_TTL)) or self._verify(row, at)
+        return not _suspect(row) or self._verify(row, at)
 
     def _query(self, partition: str, start: str) -> list[dict[str, Any]]:
         kwargs: dict[str, Any] = {
@@ -270,3 +268,9 @@ class Registry:
         while not response.get("Items") and at is not None and "LastEvaluatedKey" in response:
             response = self._client.query(**kwargs, ExclusiveStartKey=response["LastEvaluatedKey"])
         return bool(response.get("Items"))
+
+
+def _suspect(row: dict[str, Any]) -> bool:
+    """Whether a registry row must be checked against its partition before it counts: it
+    was marked emptied, or its namespace holds TTL items."""
+    return EMPTIED_AT in row or bool(row.get(HAS_TTL))
