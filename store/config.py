@@ -36,7 +36,7 @@ from typing import Any
 import boto3
 from langchain_core.embeddings import Embeddings
 
-from .embedders import KNOWN_DIMS, embedder
+from .embedders import default_dims, embedder
 from .errors import InvalidSettingError
 from .index_config import MAX_DIMENSIONS
 from .ttl import MAX_TTL_MINUTES, MIN_TTL_MINUTES, check_ttl
@@ -123,7 +123,7 @@ class StoreSettings:
         """The store's `index` argument, or None without an embedding model."""
         if not self.embed:
             return None
-        dims = self.dims if self.dims is not None else KNOWN_DIMS.get(self.embed)
+        dims = self.dims if self.dims is not None else default_dims(self.embed)
         if dims is None:
             raise ConfigError(
                 f"Embedding model {self.embed!r} needs its dimension count: set "

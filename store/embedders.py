@@ -14,19 +14,22 @@ from __future__ import annotations
 from botocore.config import Config
 from langchain_core.embeddings import Embeddings
 
-from .bedrock_models import check_embedding_model, foundation_model
+from .bedrock_models import MODEL_DIMS, check_embedding_model, foundation_model
 from .errors import InvalidSettingError
 
 BEDROCK_PREFIX = "bedrock:"
-# Dimensions of the models named here, so `dims` can be left out for them.
-KNOWN_DIMS = {
-    "bedrock:amazon.titan-embed-text-v2:0": 1024,
-    "bedrock:amazon.titan-embed-text-v1": 1536,
-    "bedrock:cohere.embed-english-v3": 1024,
-    "bedrock:cohere.embed-multilingual-v3": 1024,
-    "local:minilm": 384,
-    "lexical": 1024,
-}
+# Dimensions of the local models, so `dims` can be left out for them (Bedrock models'
+# come from `bedrock_models.MODEL_DIMS`).
+LOCAL_DIMS = {"local:minilm": 384, "lexical": 1024}
+
+
+def default_dims(name: str) -> int | None:
+    """The dimensions the model a name stands for returns by default, when known here
+    (the largest a Bedrock model offers, as Bedrock itself defaults to)."""
+    if name.startswith(BEDROCK_PREFIX):
+        offered = MODEL_DIMS.get(foundation_model(name.removeprefix(BEDROCK_PREFIX)))
+        return max(offered) if offered else None
+    return LOCAL_DIMS.get(name)
 
 
 def bedrock_embeddings(
@@ -66,8 +69,8 @@ def embedder(
     profile: str | None = None,
 ) -> Embeddings:
     """The embedder a name stands for (see the module docstring), returning `dims`
-    dimensions (default: the model's own, `KNOWN_DIMS`)."""
-    dims = dims or KNOWN_DIMS.get(name)
+    dimensions (default: the model's own, `default_dims`)."""
+    dims = dims or default_dims(name)
     if name.startswith(BEDROCK_PREFIX):
         if dims is None:
             raise InvalidSettingError("dims", dims, f"must be given for {name}")
@@ -94,7 +97,7 @@ def embedder(
                 name,
                 "comes with the testing extra: pip install 'langgraph-dynamodb-memory[testing]'",
             ) from error
-        return LexicalEmbeddings(dims=dims or KNOWN_DIMS["lexical"])
+        return LexicalEmbeddings(dims=dims or LOCAL_DIMS["lexical"])
     from langgraph.store.base import ensure_embeddings
 
     try:
