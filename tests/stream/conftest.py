@@ -70,10 +70,16 @@ def stream_store(embeddings: CountingEmbeddings, **index: Any) -> DynamoDBStore:
     return DynamoDBStore(TABLE, region_name="us-east-1", index=config)  # type: ignore[arg-type]
 
 
+def stream_setup(**index: Any) -> StreamSetup:
+    """A stream-mode store (index settings as `make_stream_store`) and its consumer, on
+    the emulation already started."""
+    embeddings = CountingEmbeddings()
+    store = make_stream_store(embeddings, **index)
+    consumer = StreamConsumer(TABLE, client=store.client, embeddings=embeddings)
+    return StreamSetup(store, embeddings, consumer)
+
+
 @pytest.fixture
 def streamed() -> Iterator[StreamSetup]:
     with mock_aws():
-        embeddings = CountingEmbeddings()
-        store = make_stream_store(embeddings)
-        consumer = StreamConsumer(TABLE, client=store.client, embeddings=embeddings)
-        yield StreamSetup(store, embeddings, consumer)
+        yield stream_setup()

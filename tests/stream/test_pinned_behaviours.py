@@ -17,9 +17,8 @@ from tests.stream.conftest import (
     DIMS,
     NS,
     TABLE,
-    CountingEmbeddings,
     StreamSetup,
-    make_stream_store,
+    stream_setup,
 )
 from tests.stream.test_consumer import DifferentModel, capture
 from tests.support import FakeClock
@@ -27,11 +26,8 @@ from tests.support import FakeClock
 
 def test_filtered_semantic_search_sees_extra_vectors_in_stream_mode() -> None:
     with mock_aws():
-        embeddings = CountingEmbeddings()
-        store = make_stream_store(embeddings, fields=["text", "notes[*]"], filter_fields=["kind"])
-        setup = StreamSetup(
-            store, embeddings, StreamConsumer(TABLE, client=store.client, embeddings=embeddings)
-        )
+        setup = stream_setup(fields=["text", "notes[*]"], filter_fields=["kind"])
+        store = setup.store
         store.put(NS, "m", {"text": "alpha beta", "notes": ["coffee order"], "kind": "todo"})
         store.put(NS, "n", {"text": "coffee", "kind": "todo"})
         store.put(NS, "x", {"text": "coffee order", "kind": "done"})
@@ -107,11 +103,8 @@ def test_a_stream_mode_put_the_store_accepts_fits_in_dynamodb(streamed: StreamSe
 
 def test_a_same_text_reput_updates_the_extra_rows_ttl_and_filters(clock: FakeClock) -> None:
     with mock_aws():
-        embeddings = CountingEmbeddings()
-        store = make_stream_store(embeddings, fields=["text", "notes"], filter_fields=["kind"])
-        setup = StreamSetup(
-            store, embeddings, StreamConsumer(TABLE, client=store.client, embeddings=embeddings)
-        )
+        setup = stream_setup(fields=["text", "notes"], filter_fields=["kind"])
+        store, embeddings = setup.store, setup.embeddings
         value = {"text": "alpha", "notes": "walrus ukulele"}
         store.put(NS, "m", {**value, "kind": "todo"}, ttl=10)
         store.put(NS, "n", {"text": "walrus", "kind": "done"})

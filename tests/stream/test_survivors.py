@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 from langchain_core.embeddings import Embeddings
-from langgraph.store.dynamodb.consumer import StreamConsumer, consumer_from_env
+from langgraph.store.dynamodb.consumer import consumer_from_env
 from langgraph.store.dynamodb.keys import PK, SK
 from langgraph.store.dynamodb.model_pin import identify
 from langgraph.store.dynamodb.testing import mock_aws
@@ -21,8 +21,7 @@ from tests.stream.conftest import (
     NS,
     TABLE,
     CountingEmbeddings,
-    StreamSetup,
-    make_stream_store,
+    stream_setup,
 )
 
 
@@ -59,11 +58,8 @@ def test_two_models_of_one_class_differ_by_model_name() -> None:
 
 def test_a_reput_that_drops_a_filter_field_drops_it_from_the_extra_rows() -> None:
     with mock_aws():
-        embeddings = CountingEmbeddings()
-        store = make_stream_store(embeddings, fields=["text", "notes"], filter_fields=["kind"])
-        setup = StreamSetup(
-            store, embeddings, StreamConsumer(TABLE, client=store.client, embeddings=embeddings)
-        )
+        setup = stream_setup(fields=["text", "notes"], filter_fields=["kind"])
+        store = setup.store
         value = {"text": "alpha", "notes": "walrus ukulele"}
         store.put(NS, "m", {**value, "kind": "todo"})
         assert setup.drain().ok
