@@ -1,0 +1,163 @@
+"""How the checkpointer talks to its table: the client, the settings every operation
+shares, and the errors DynamoDB's answers become."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+from langgraph.checkpoint.serde.base import SerializerProtocol
+from langgraph.store.dynamodb import clock, dynamo
+from langgraph.store.dynamodb.errors import (
+    COLLECTION_FULL,
+    access_must_be_granted,
+    table_must_exist,
+)
+from langgraph.store.dynamodb.keys import PK, SK
+from langgraph.store.dynamodb.ttl import is_expired, ttl_attributes
+
+from .thread_keys import Thread
+
+# TransactWriteItems takes at most 100 actions and 4 MB.
+TRANSACT_LIMIT = 100
+TRANSACT_BYTES = 4_000_000
+# The attribute only a complete checkpoint row has (`rows.CP`).
+CP_ATTRIBUTE = "cp"
+# Why a transaction may be cancelled and succeed when sent again.
+_TRANSIENT_REASONS = frozenset(
+    {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
+)
+
+
+class ThreadFullError(RuntimeError):
+    """A write was refused because its thread reached DynamoDB's 10 GB item-collection
+    limit (the table has a local secondary index)."""
+
+
+@dataclass(frozen=True)
+class Access:
+    """The client and settings of one saver."""
+
+    client: Any
+    table: str
+    serde: SerializerProtocol
+    consistent: bool
+    ttl_minutes: float | None
+    refresh_on_read: bool
+
+    def ttl(self) -> dict[str, Any]:
+        """TTL attributes for a row written now (none without a default TTL)."""
+        return dict(ttl_attributes(self.ttl_minutes, clock.now()))
+
+    @contextlib.contextmanager
+    def guard(self, thread: Thread | None = None) -> Iterator[None]:
+        """DynamoDB errors as the store words them (missing table, denied action), and a
+        full item collection as `ThreadFullError` naming the thread."""
+        try:
+            with table_must_exist(self.client, self.table), access_must_be_granted(self.table):
+                yield
+        except ClientError as error:
+            code = error.response.get("Error", {}).get("Code")
+            reasons = error.response.get("CancellationReasons") or []
+            if thread is not None and (
+                code == COLLECTION_FULL or any(r.get("Code") == COLLECTION_FULL for r in reasons)
+            ):
+                raise ThreadFullError(
+                    f"DynamoDB refused a write to {thread}: the thread reached the 10 GB "
+                    "item-collection limit DynamoDB enforces per partition key on tables with "
+                    "a local secondary index. Prune it (saver.prune([thread_id])) or start a "
+                    "new thread."
+                ) from error
+            raise
+
+    def query(
+        self,
+        pk: str,
+        prefix: str | None = None,
+        *,
+        below: str | None = None,
+        checkpoints_only: bool = False,
+        **kwargs: Any,
+    ) -> Iterator[dict[str, Any]]:
+        """Every live row of partition `pk` whose sort key starts with `prefix` (and is
+        at most `below`), deserialized, following pages lazily; rows past their expiry are
+        skipped, and with `checkpoints_only` so are rows holding only pending writes."""
+        names = {"#pk": PK}
+        values: dict[str, Any] = {":pk": {"S": pk}}
+        condition = "#pk = :pk"
+        if below is not None:
+            condition += " AND #sk BETWEEN :lo AND :hi"
+            names["#sk"] = SK
+            values.update({":lo": {"S": prefix or ""}, ":hi": {"S": below}})
+        elif prefix:
+            condition += " AND begins_with(#sk, :prefix)"
+            names["#sk"] = SK
+            values[":prefix"] = {"S": prefix}
+        if checkpoints_only:
+            kwargs["FilterExpression"] = "attribute_exists(#cp)"
+            names["#cp"] = CP_ATTRIBUTE
+        now = clock.now()
+        for row in dynamo.query(
+            self.client,
+            TableName=self.table,
+            KeyConditionExpression=condition,
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+            ConsistentRead=self.consistent,
+            **kwargs,
+        ):
+            if not is_expired(row, now):
+                yield row
+
+    def get_many(self, keys: Sequence[dict[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+        """The live rows among `keys`, by (PK, SK)."""
+        if not keys:
+            return {}
+        now = clock.now()
+        rows = dynamo.batch_get(self.client, self.table, keys, consistent=self.consistent)
+        return {(r[PK], r[SK]): r for r in rows if not is_expired(r, now)}
+
+    def write(self, puts: Sequence[dict[str, Any]], deletes: Sequence[dict[str, str]]) -> None:
+        """Put and delete rows with BatchWriteItem (no ordering between them)."""
+        requests = [{"PutRequest": {"Item": row}} for row in puts] + [
+            {"DeleteRequest": {"Key": {PK: k[PK], SK: k[SK]}}} for k in deletes
+        ]
+        if requests:
+            dynamo.batch_write(self.client, self.table, requests)
+
+    def transact(self, actions: Sequence[dict[str, Any]]) -> None:
+        """Apply up to `TRANSACT_LIMIT` actions atomically, retried on conflicts and
+        throttling (each action is idempotent)."""
+        items = [{kind: {"TableName": self.table, **body}} for kind, body in _actions(actions)]
+        dynamo.retrying(self._transact_once, items)
+
+    def _transact_once(self, items: list[dict[str, Any]]) -> None:
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "TransactionCanceledException":
+                raise
+            reasons = error.response.get("CancellationReasons") or []
+            codes = {r.get("Code") for r in reasons} - {"None", None}
+            if codes and codes <= _TRANSIENT_REASONS:
+                # Retryable as a whole: `dynamo.retrying` retries this code.
+                error.response["Error"]["Code"] = "TransactionConflictException"
+            raise
+
+
+def _actions(actions: Sequence[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+    for action in actions:
+        ((kind, body),) = action.items()
+        if kind == "Put":
+            yield kind, {**body, "Item": dynamo.serialize(body["Item"])}
+        else:
+            body = dict(body)
+            body["Key"] = dynamo.serialize(body["Key"])
+            if "ExpressionAttributeValues" in body:
+                body["ExpressionAttributeValues"] = dynamo.serialize(
+                    body["ExpressionAttributeValues"]
+                )
+            yield kind, body

@@ -1,0 +1,145 @@
+"""Checkpoint rows into `CheckpointTuple`s: the channel values and the chunks of large
+values, fetched for a whole page of checkpoints at once.
+
+A page costs one BatchGetItem for every channel value and every chunk of the pending
+writes it needs (the rows are known from the checkpoint rows alone), plus one more only
+when a channel value is larger than one row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import CheckpointTuple
+from langgraph.store.dynamodb.keys import PK, SK
+
+from .access import Access
+from .payloads import chunk_keys, unpack
+from .rows import CP, MD, PARENT, as_pending, pending_writes
+from .thread_keys import blob_sk, parse_checkpoint_sk, thread_of_pk
+
+Key = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A checkpoint's tuple, and every row it was built from (whose TTL a read slides)."""
+
+    tuple: CheckpointTuple
+    rows: list[dict[str, Any]]
+
+
+def _needs(row: dict[str, Any]) -> list[dict[str, str]]:
+    pk, sk = row[PK], row[SK]
+    keys = chunk_keys(pk, sk, CP, row[CP]) + chunk_keys(pk, sk, MD, row[MD])
+    for entry in pending_writes(row):
+        if "k" in entry:
+            keys += chunk_keys(pk, sk, str(entry["k"]), entry)
+    return keys
+
+
+def load(
+    access: Access, rows: Sequence[dict[str, Any]], config_extra: dict[str, Any]
+) -> list[Loaded]:
+    """The tuples of checkpoint `rows` (of any threads), in their order. `config_extra`
+    goes into every tuple's `configurable` (the tenant key). Fetches in rounds until
+    every row the tuples need is known: one round when values fit in their rows."""
+    fetched: dict[Key, dict[str, Any]] = {}
+    asked: set[Key] = set()
+    while True:
+        wanted = [k for k in _wanted(access, rows, fetched) if (k[PK], k[SK]) not in asked]
+        if not wanted:
+            break
+        asked.update((k[PK], k[SK]) for k in wanted)
+        fetched.update(access.get_many(wanted))
+    loaded = []
+    for row in rows:
+        checkpoint = _checkpoint(access, row, fetched)
+        if checkpoint is not None:
+            loaded.append(_tuple(access, row, checkpoint, fetched, config_extra))
+    return loaded
+
+
+def _checkpoint(
+    access: Access, row: dict[str, Any], fetched: dict[Key, dict[str, Any]]
+) -> dict[str, Any] | None:
+    typed = unpack(row[PK], row[SK], CP, row[CP], fetched)
+    return access.serde.loads_typed(typed) if typed else None
+
+
+def _wanted(
+    access: Access, rows: Sequence[dict[str, Any]], fetched: dict[Key, dict[str, Any]]
+) -> list[dict[str, str]]:
+    """The rows still to fetch given what is known: chunks of the checkpoint rows' own
+    values, the channel values of each checkpoint that can be read, their chunks."""
+    keys: list[dict[str, str]] = []
+    for row in rows:
+        keys += _needs(row)
+        checkpoint = _checkpoint(access, row, fetched)
+        if checkpoint is None:
+            continue
+        ns, _ = parse_checkpoint_sk(row[SK])
+        for channel, version in checkpoint["channel_versions"].items():
+            blob = {PK: row[PK], SK: blob_sk(ns, channel, version)}
+            keys.append(blob)
+            head = fetched.get((blob[PK], blob[SK]))
+            if head is not None:
+                keys += chunk_keys(blob[PK], blob[SK], "v", head)
+    return [k for k in keys if (k[PK], k[SK]) not in fetched]
+
+
+def _tuple(
+    access: Access,
+    row: dict[str, Any],
+    checkpoint: dict[str, Any],
+    fetched: dict[Key, dict[str, Any]],
+    config_extra: dict[str, Any],
+) -> Loaded:
+    serde = access.serde
+    pk, sk = row[PK], row[SK]
+    thread = thread_of_pk(pk)
+    ns, checkpoint_id = parse_checkpoint_sk(sk)
+    used: list[Key] = [(pk, sk)]
+    values: dict[str, Any] = {}
+    for channel, version in checkpoint["channel_versions"].items():
+        key = (pk, blob_sk(ns, channel, version))
+        head = fetched.get(key)
+        if head is None:
+            continue
+        typed = unpack(pk, key[1], "v", head, fetched)
+        used += [key] + [(k[PK], k[SK]) for k in chunk_keys(pk, key[1], "v", head)]
+        if typed is not None and typed[0] != "empty":
+            values[channel] = serde.loads_typed(typed)
+    metadata_typed = unpack(pk, sk, MD, row[MD], fetched)
+    writes = []
+    for entry in pending_writes(row):
+        field = str(entry.get("k", ""))
+        typed = unpack(pk, sk, field, entry, fetched)
+        if typed is not None:
+            writes.append(as_pending(entry, serde.loads_typed(typed)))
+    used += [(k[PK], k[SK]) for k in _needs(row)]
+
+    def config(checkpoint_id: str) -> RunnableConfig:
+        return {
+            "configurable": {
+                "thread_id": thread.thread_id,
+                "checkpoint_ns": ns,
+                "checkpoint_id": checkpoint_id,
+                **config_extra,
+            }
+        }
+
+    parent = row.get(PARENT)
+    return Loaded(
+        CheckpointTuple(
+            config=config(checkpoint_id),
+            checkpoint={**checkpoint, "channel_values": values},  # type: ignore[typeddict-item]
+            metadata=serde.loads_typed(metadata_typed) if metadata_typed else {},
+            parent_config=config(str(parent)) if parent else None,
+            pending_writes=writes,
+        ),
+        [row] + [fetched[k] for k in dict.fromkeys(used[1:]) if k in fetched],
+    )

@@ -1,0 +1,220 @@
+"""The rows a checkpoint and its pending writes become, and back.
+
+A checkpoint row (`thread_keys.checkpoint_sk`) holds the checkpoint without its channel
+values (`cp`), its metadata (`md`), its parent's id and its run id, and one attribute per
+pending write (`w:<task>:<idx>`), so one read returns a checkpoint with all its writes.
+Each channel value is a row of its own per version (`b#...`), written once by the
+checkpoint that introduced that version and shared by later checkpoints that did not
+change the channel.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    WRITES_IDX_MAP,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    PendingWrite,
+    writes_sort_key,
+)
+from langgraph.checkpoint.serde.base import SerializerProtocol
+from langgraph.store.dynamodb.keys import PK, SK
+
+from .access import CP_ATTRIBUTE
+from .payloads import CHUNK_BYTES, pack
+from .thread_keys import (
+    Thread,
+    blob_sk,
+    check_keys,
+    checkpoint_sk,
+    registry_pk,
+    run_pk,
+    run_sk,
+    write_field,
+)
+
+CP = CP_ATTRIBUTE
+MD = "md"
+PARENT = "parent"
+RUN = "run"
+THREAD_ID = "thread_id"
+TENANT = "tenant"
+WRITE_PREFIX = "w:"
+# What one row may hold inline: the checkpoint and its metadata, a channel value, a write.
+CHECKPOINT_INLINE = 100_000
+BLOB_INLINE = CHUNK_BYTES
+WRITE_INLINE = 16_000
+# Fields of a pending write's map.
+TASK, CHANNEL, PATH, IDX = "task", "c", "p", "i"
+
+
+class UnserializableValueError(TypeError):
+    """A value the saver's serializer cannot encode; nothing was written."""
+
+
+def dump(serde: SerializerProtocol, value: Any, what: str) -> tuple[str, bytes]:
+    """`serde.dumps_typed(value)`, or an error naming what the value was."""
+    try:
+        return serde.dumps_typed(value)
+    except Exception as error:
+        raise UnserializableValueError(
+            f"{what} holds a value the serializer cannot encode ({type(value).__name__}): "
+            f"{error}. Nothing was written. Store plain data, or pass a serde that encodes it."
+        ) from error
+
+
+@dataclass
+class RowSet:
+    """Rows to write: chunks first (invisible until referenced), then the rows that make
+    them visible (`commit`: UpdateItem/Put actions)."""
+
+    chunks: list[dict[str, Any]] = field(default_factory=list)
+    heads: list[dict[str, Any]] = field(default_factory=list)
+    commit: list[dict[str, Any]] = field(default_factory=list)
+
+
+def checkpoint_rows(
+    serde: SerializerProtocol,
+    thread: Thread,
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    new_versions: ChannelVersions,
+    ttl: dict[str, Any],
+) -> RowSet:
+    """The rows of a `put`: the channel values in `new_versions` and the checkpoint row
+    (plus the thread's registry row for a thread's first checkpoint, and the run index
+    row when the metadata names a run)."""
+    configurable = config["configurable"]
+    ns = configurable.get("checkpoint_ns", "")
+    parent_id = configurable.get("checkpoint_id")
+    values: dict[str, Any] = checkpoint["channel_values"]
+    copy = {k: v for k, v in checkpoint.items() if k != "channel_values"}
+    sk = checkpoint_sk(ns, checkpoint["id"])
+    rows = RowSet()
+    for channel, version in new_versions.items():
+        typed = (
+            dump(serde, values[channel], f"channel {channel!r} of {thread}")
+            if channel in values
+            else ("empty", b"")
+        )
+        blob = blob_sk(ns, channel, version)
+        head, chunks = pack(thread.pk, blob, "v", typed, BLOB_INLINE, ttl)
+        rows.heads.append({PK: thread.pk, SK: blob, **head, **ttl})
+        rows.chunks.extend(chunks)
+    cp_head, cp_chunks = pack(
+        thread.pk, sk, CP, dump(serde, copy, f"checkpoint of {thread}"), CHECKPOINT_INLINE, ttl
+    )
+    md_head, md_chunks = pack(
+        thread.pk, sk, MD, dump(serde, metadata, f"metadata of {thread}"), CHECKPOINT_INLINE, ttl
+    )
+    rows.chunks.extend(cp_chunks + md_chunks)
+    attributes: dict[str, Any] = {CP: cp_head, MD: md_head, **ttl}
+    if parent_id:
+        attributes[PARENT] = parent_id
+    run_id = metadata.get("run_id")
+    if run_id:
+        attributes[RUN] = str(run_id)
+        rows.commit.append(
+            {
+                "Put": {
+                    "Item": {
+                        PK: run_pk(thread.tenant, str(run_id)),
+                        SK: run_sk(thread.thread_id, ns, checkpoint["id"]),
+                        **ttl,
+                    }
+                }
+            }
+        )
+    rows.commit.insert(0, set_attributes(thread.pk, sk, attributes))
+    if not parent_id:
+        rows.commit.append({"Put": {"Item": registry_row(thread, ttl)}})
+    check_keys(
+        thread.pk,
+        [r[SK] for r in rows.chunks + rows.heads] + [sk],
+        f"checkpoint {checkpoint['id']!r} of {thread}",
+    )
+    return rows
+
+
+def registry_row(thread: Thread, ttl: dict[str, Any]) -> dict[str, Any]:
+    """The row listing a thread under its tenant."""
+    return {
+        PK: registry_pk(thread.tenant),
+        SK: thread.thread_id,
+        TENANT: thread.tenant,
+        THREAD_ID: thread.thread_id,
+        **ttl,
+    }
+
+
+def set_attributes(pk: str, sk: str, attributes: dict[str, Any]) -> dict[str, Any]:
+    """An Update action setting `attributes` (other attributes, the writes, are kept)."""
+    names = {f"#a{i}": name for i, name in enumerate(attributes)}
+    values = {f":a{i}": value for i, value in enumerate(attributes.values())}
+    return {
+        "Update": {
+            "Key": {PK: pk, SK: sk},
+            "UpdateExpression": "SET " + ", ".join(f"#a{i} = :a{i}" for i in range(len(names))),
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+        }
+    }
+
+
+@dataclass
+class WriteSet:
+    """The pending writes of one `put_writes`: chunk rows, then one UpdateItem."""
+
+    chunks: list[dict[str, Any]]
+    entries: dict[str, dict[str, Any]]  # attribute name -> the write's map
+    overwrite: set[str]  # attributes that replace an earlier write (special channels)
+
+
+def write_rows(
+    serde: SerializerProtocol,
+    thread: Thread,
+    sk: str,
+    writes: Sequence[tuple[str, Any]],
+    task_id: str,
+    task_path: str,
+    ttl: dict[str, Any],
+    inline_limit: int = WRITE_INLINE,
+) -> WriteSet:
+    """The rows of a `put_writes` on the checkpoint row `sk`. A chunked write's chunks are
+    keyed by a fresh `nonce`, so a write that loses to an earlier one (ordinary writes
+    keep the first) never overwrites the earlier one's chunks."""
+    result = WriteSet([], {}, set())
+    for idx, (channel, value) in enumerate(writes):
+        slot = WRITES_IDX_MAP.get(channel, idx)
+        name = write_field(task_id, slot)
+        typed = dump(serde, value, f"write to channel {channel!r} of task {task_id!r} in {thread}")
+        nonce = f"{name}:{uuid.uuid4().hex[:12]}"
+        head, chunks = pack(thread.pk, sk, nonce, typed, inline_limit, ttl)
+        entry = {TASK: task_id, CHANNEL: channel, PATH: task_path, IDX: slot, **head}
+        if chunks:
+            entry["k"] = nonce
+        result.entries[name] = entry
+        result.chunks.extend(chunks)
+        if slot < 0:
+            result.overwrite.add(name)
+    check_keys(thread.pk, [sk] + [r[SK] for r in result.chunks], f"writes of {thread}")
+    return result
+
+
+def pending_writes(row: dict[str, Any]) -> list[dict[str, Any]]:
+    """The write maps of a checkpoint row, in `writes_sort_key` order."""
+    entries = [value for name, value in row.items() if name.startswith(WRITE_PREFIX)]
+    return sorted(entries, key=lambda e: writes_sort_key(str(e[PATH]), str(e[TASK]), int(e[IDX])))
+
+
+def as_pending(entry: dict[str, Any], value: Any) -> PendingWrite:
+    """A write map and its loaded value as LangGraph's `(task_id, channel, value)`."""
+    return (str(entry[TASK]), str(entry[CHANNEL]), value)

@@ -1,0 +1,667 @@
+"""`DynamoDBSaver`: LangGraph's `BaseCheckpointSaver` on the store's DynamoDB table."""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import contextlib
+import copy
+import functools
+import random
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from types import TracebackType
+from typing import Any, Self, TypedDict
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import ClientError
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    get_checkpoint_id,
+    get_checkpoint_metadata,
+)
+from langgraph.checkpoint.serde.base import SerializerProtocol
+from langgraph.store.dynamodb import clock, dynamo, table
+from langgraph.store.dynamodb.errors import access_must_be_granted
+from langgraph.store.dynamodb.keys import PK, SK
+from langgraph.store.dynamodb.pool import StorePool
+from langgraph.store.dynamodb.table_spec import table_spec
+from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES, check_ttl, needs_refresh
+
+from . import upkeep
+from .access import TRANSACT_BYTES, TRANSACT_LIMIT, Access
+from .loading import Loaded, load
+from .payloads import as_bytes, chunk_keys
+from .rows import RowSet, WriteSet, checkpoint_rows, registry_row, write_rows
+from .thread_keys import Thread, checkpoint_sk, checkpoints_prefix, parse_checkpoint_sk
+
+DEFAULT_MAX_CONCURRENCY = 64
+# Rows a listing asks for per Query when a metadata filter may drop some.
+LIST_PAGE = 50
+
+
+class CheckpointTTL(TypedDict, total=False):
+    """Expiry of a thread's rows, in minutes (like the store's `TTLConfig`)."""
+
+    default_ttl: float | None
+    refresh_on_read: bool
+
+
+class DynamoDBSaver(BaseCheckpointSaver[str]):
+    """Threads' checkpoints and pending writes on the store's table (see
+    `thread_keys` for the layout and why it never meets a store row).
+
+    Costs per call: `put` and `put_writes` one request (values over 350 KB add their
+    chunk rows first), `get_tuple` two, `list(limit=10)` two; `delete_thread`,
+    `copy_thread` and `prune` read the thread with Query and write with BatchWriteItem.
+    A checkpoint becomes visible in one TransactWriteItems with the values it introduces,
+    so a reader never sees it without them.
+
+    `tenant_key` names a `configurable` key (e.g. "tenant_id") whose value leads every
+    key of the thread, so an IAM `dynamodb:LeadingKeys` policy (`iam.tenant_policy(...,
+    thread_tenant=...)`) can confine a tenant's role to its threads. Calls that take only
+    thread ids (`delete_thread`, `copy_thread`, `prune`, `delete_for_runs`, `list(None)`)
+    need the tenant: call them on `saver.for_tenant(tenant)`.
+
+    `ttl={"default_ttl": minutes, "refresh_on_read": True}` expires a thread's rows
+    through DynamoDB's TTL; `get_tuple` slides the expiry of everything the checkpoint it
+    returns needs, once a tenth of the TTL has elapsed; expired rows are invisible before
+    DynamoDB sweeps them.
+    """
+
+    def __init__(
+        self,
+        table_name: str,
+        *,
+        region_name: str | None = None,
+        endpoint_url: str | None = None,
+        boto3_session: boto3.Session | None = None,
+        boto_config: Config | None = None,
+        serde: SerializerProtocol | None = None,
+        ttl: CheckpointTTL | None = None,
+        tenant_key: str | None = None,
+        consistent_read: bool = True,
+        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    ) -> None:
+        super().__init__(serde=serde)
+        if not table_name or not isinstance(table_name, str):
+            raise ValueError("table_name must be a non-empty string")
+        if tenant_key is not None and (not isinstance(tenant_key, str) or not tenant_key):
+            raise ValueError(f"tenant_key must be a non-empty string or None, got {tenant_key!r}")
+        ttl = ttl or {}
+        if ttl.get("default_ttl") is not None:
+            check_ttl(ttl["default_ttl"], "ttl['default_ttl']")
+        self.table_name = table_name
+        self.tenant_key = tenant_key
+        self.ttl_config = ttl
+        self.consistent_read = consistent_read
+        self._tenant: str | None = None
+        self._closed = False
+        self._client = dynamo.make_client(
+            region_name=region_name,
+            endpoint_url=endpoint_url,
+            boto3_session=boto3_session,
+            boto_config=Config(max_pool_connections=max_concurrency).merge(boto_config or Config()),
+        )
+        self._pool = StorePool(max_concurrency, name=f"dynamodb-saver-{table_name}")
+
+    # Lifecycle
+
+    @classmethod
+    @contextlib.contextmanager
+    def from_table(cls, table_name: str, *, setup: bool = False, **kwargs: Any) -> Iterator[Self]:
+        """`with DynamoDBSaver.from_table("agent-memory") as saver:`, set up first when
+        `setup` is true, closed on exit."""
+        with cls(table_name, **kwargs) as saver:
+            if setup:
+                saver.setup()
+            yield saver
+
+    def setup(self) -> None:
+        """Create the store's table if it is missing, or check it, exactly as
+        `DynamoDBStore.setup()` does (threads need nothing more)."""
+        with access_must_be_granted(self.table_name):
+            table.ensure_table(self._client, self.table_name, table_spec(None))
+
+    async def asetup(self) -> None:
+        """Async `setup`."""
+        await asyncio.to_thread(self.setup)
+
+    def for_tenant(self, tenant: str) -> Self:
+        """This saver, bound to `tenant`: thread-id calls act on that tenant's threads,
+        and a config naming another tenant is refused. Shares the client and threads."""
+        if self.tenant_key is None:
+            raise ValueError("for_tenant() needs a saver created with tenant_key=...")
+        _check_tenant(tenant, "tenant")
+        bound = copy.copy(self)
+        bound._tenant = tenant
+        return bound
+
+    def close(self) -> None:
+        """Let calls in flight finish, then release the threads and connections."""
+        self._closed = True
+        self._pool.close()
+        self._client.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await asyncio.to_thread(self.close)
+
+    # Keys from configs
+
+    @property
+    def _access(self) -> Access:
+        if self._closed:
+            raise RuntimeError(f"This DynamoDBSaver on {self.table_name!r} is closed.")
+        return Access(
+            client=self._client,
+            table=self.table_name,
+            serde=self.serde,
+            consistent=self.consistent_read,
+            ttl_minutes=self.ttl_config.get("default_ttl"),
+            refresh_on_read=bool(self.ttl_config.get("refresh_on_read", True)),
+        )
+
+    def _thread(self, config: RunnableConfig | None) -> Thread:
+        configurable = (config or {}).get("configurable") or {}
+        thread_id = configurable.get("thread_id")
+        if thread_id is None or thread_id == "":
+            raise ValueError(
+                "The config has no thread_id: pass config={'configurable': {'thread_id': "
+                "...}} (one id per conversation)."
+            )
+        return Thread(self._tenant_of(configurable), str(thread_id))
+
+    def _tenant_of(self, configurable: dict[str, Any]) -> str:
+        if self.tenant_key is None:
+            return ""
+        value = configurable.get(self.tenant_key)
+        if self._tenant is not None:
+            if value is not None and value != self._tenant:
+                raise ValueError(
+                    f"The config names tenant {value!r} but this saver is bound to "
+                    f"{self._tenant!r} (for_tenant); nothing was read or written."
+                )
+            return self._tenant
+        _check_tenant(value, f"config['configurable'][{self.tenant_key!r}]")
+        return str(value)
+
+    def _bound_thread(self, thread_id: str) -> Thread:
+        if thread_id is None or thread_id == "":
+            raise ValueError("thread_id must be a non-empty string")
+        return Thread(self._bound_tenant(), str(thread_id))
+
+    def _bound_tenant(self) -> str:
+        if self.tenant_key is None:
+            return ""
+        if self._tenant is None:
+            raise ValueError(
+                f"This saver keys threads by tenant (tenant_key={self.tenant_key!r}), and "
+                "this call names no config: call it on saver.for_tenant(tenant)."
+            )
+        return self._tenant
+
+    def _extra(self, thread: Thread) -> dict[str, Any]:
+        return {self.tenant_key: thread.tenant} if self.tenant_key else {}
+
+    def _config(self, thread: Thread, ns: str, checkpoint_id: str) -> RunnableConfig:
+        return {
+            "configurable": {
+                "thread_id": thread.thread_id,
+                "checkpoint_ns": ns,
+                "checkpoint_id": checkpoint_id,
+                **self._extra(thread),
+            }
+        }
+
+    # Reads
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """The checkpoint `config` names (its `checkpoint_id`, else the thread's latest in
+        `checkpoint_ns`), with its channel values and pending writes; None if absent."""
+        thread = self._thread(config)
+        found: CheckpointTuple | None = self._pool.run(self._get_tuple, thread, config)
+        return found
+
+    def _get_tuple(self, thread: Thread, config: RunnableConfig) -> CheckpointTuple | None:
+        access = self._access
+        configurable = config["configurable"]
+        ns = configurable.get("checkpoint_ns", "")
+        checkpoint_id = get_checkpoint_id(config)
+        with access.guard(thread):
+            if checkpoint_id:
+                key = {PK: thread.pk, SK: checkpoint_sk(ns, checkpoint_id)}
+                row = access.get_many([key]).get((key[PK], key[SK]))
+            else:
+                rows = access.query(
+                    thread.pk,
+                    checkpoints_prefix(ns),
+                    checkpoints_only=True,
+                    ScanIndexForward=False,
+                    Limit=1,
+                )
+                row = next(rows, None)
+            if row is None or "cp" not in row:
+                return None
+            loaded = load(access, [row], self._extra(thread))
+            if not loaded:
+                return None
+            self._refresh(access, thread, loaded[0])
+            return loaded[0].tuple
+
+    def _refresh(self, access: Access, thread: Thread, loaded: Loaded) -> None:
+        """Slide the expiry of every row the checkpoint needs (and the thread's registry
+        row) once a tenth of the TTL elapsed; never revive a row deleted meanwhile."""
+        if access.ttl_minutes is None or not access.refresh_on_read:
+            return
+        now = clock.now()
+        if not any(needs_refresh(row, now) for row in loaded.rows):
+            return
+        ttl = access.ttl()
+        keys = [{PK: r[PK], SK: r[SK]} for r in loaded.rows]
+        actions: builtins.list[dict[str, Any]] = [
+            {
+                "Update": {
+                    "Key": key,
+                    "UpdateExpression": "SET #e = :e, #m = :m",
+                    "ConditionExpression": "attribute_exists(#pk)",
+                    "ExpressionAttributeNames": {"#e": EXPIRES_AT, "#m": TTL_MINUTES, "#pk": PK},
+                    "ExpressionAttributeValues": {":e": ttl[EXPIRES_AT], ":m": ttl[TTL_MINUTES]},
+                }
+            }
+            for key in keys
+        ]
+        actions.append({"Put": {"Item": registry_row(thread, ttl)}})
+        for chunk in dynamo.chunks(actions, TRANSACT_LIMIT):
+            try:
+                access.transact(chunk)
+            except ClientError as error:
+                if error.response["Error"]["Code"] != "TransactionCanceledException":
+                    raise
+                return  # a row is gone: the thread is being deleted or pruned
+
+    def list(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        """Checkpoints newest first: of the config's thread (and `checkpoint_ns` when
+        given), or of every thread of the tenant for `config=None` (read from the
+        thread registry, never a Scan); `filter` matches metadata by equality."""
+        pages = self._pages(config, filter, before, limit)
+        while (page := self._pool.run(next, pages, None)) is not None:
+            yield from page
+
+    def _pages(
+        self,
+        config: RunnableConfig | None,
+        filter: dict[str, Any] | None,
+        before: RunnableConfig | None,
+        limit: int | None,
+    ) -> Iterator[builtins.list[CheckpointTuple]]:
+        if limit is not None and limit <= 0:
+            return
+        threads = (
+            [self._thread(config)]
+            if config is not None
+            else upkeep.threads(self._access, self._bound_tenant())
+        )
+        configurable = (config or {}).get("configurable") or {}
+        ns = configurable.get("checkpoint_ns")
+        checkpoint_id = get_checkpoint_id(config) if config else None
+        before_id = get_checkpoint_id(before) if before else None
+        left = limit
+        for thread in threads:
+            for page in self._thread_pages(thread, ns, checkpoint_id, before_id, filter, left):
+                if left is not None:
+                    page = page[:left]
+                    left -= len(page)
+                if page:
+                    yield page
+                if left == 0:
+                    return
+
+    def _thread_pages(
+        self,
+        thread: Thread,
+        ns: str | None,
+        checkpoint_id: str | None,
+        before_id: str | None,
+        filter: dict[str, Any] | None,
+        limit: int | None,
+    ) -> Iterator[builtins.list[CheckpointTuple]]:
+        access = self._access
+        page_size = LIST_PAGE if filter or limit is None else min(limit + 1, LIST_PAGE)
+        below = checkpoint_sk(ns, before_id) if before_id and ns is not None else None
+        with access.guard(thread):
+            rows = access.query(
+                thread.pk,
+                checkpoints_prefix(ns),
+                below=below,
+                checkpoints_only=True,
+                ScanIndexForward=False,
+                Limit=page_size,
+            )
+            page: builtins.list[dict[str, Any]] = []
+            for row in rows:
+                if self._wanted(row, checkpoint_id, before_id, filter):
+                    page.append(row)
+                if len(page) == page_size:
+                    yield self._matching(access, page, thread, filter)
+                    page = []
+            if page:
+                yield self._matching(access, page, thread, filter)
+
+    def _wanted(
+        self,
+        row: dict[str, Any],
+        checkpoint_id: str | None,
+        before_id: str | None,
+        filter: dict[str, Any] | None,
+    ) -> bool:
+        _, row_id = parse_checkpoint_sk(row[SK])
+        if checkpoint_id and row_id != checkpoint_id:
+            return False
+        if before_id and row_id >= before_id:
+            return False
+        metadata = row["md"]
+        if filter and "v" in metadata:
+            found = self.serde.loads_typed((str(metadata["t"]), as_bytes(metadata["v"])))
+            return all(found.get(k) == v for k, v in filter.items())
+        return True
+
+    def _matching(
+        self,
+        access: Access,
+        rows: builtins.list[dict[str, Any]],
+        thread: Thread,
+        filter: dict[str, Any] | None,
+    ) -> builtins.list[CheckpointTuple]:
+        tuples = [loaded.tuple for loaded in load(access, rows, self._extra(thread))]
+        if not filter:
+            return tuples
+        return [t for t in tuples if all(t.metadata.get(k) == v for k, v in filter.items())]
+
+    # Writes
+
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Store a checkpoint and the values of the channels in `new_versions` (the
+        others are already stored with the versions it names)."""
+        thread = self._thread(config)
+        rows = checkpoint_rows(
+            self.serde,
+            thread,
+            config,
+            checkpoint,
+            get_checkpoint_metadata(config, metadata),
+            new_versions,
+            self._access.ttl(),
+        )
+        self._pool.run(self._write_checkpoint, thread, rows)
+        ns = config["configurable"].get("checkpoint_ns", "")
+        return self._config(thread, ns, checkpoint["id"])
+
+    def _write_checkpoint(self, thread: Thread, rows: RowSet) -> None:
+        access = self._access
+        actions = [{"Put": {"Item": head}} for head in rows.heads] + rows.commit
+        together = len(actions) <= TRANSACT_LIMIT and _size(actions) <= TRANSACT_BYTES
+        with access.guard(thread):
+            access.write(rows.chunks, [])
+            try:
+                if together:
+                    access.transact(actions)
+                else:
+                    access.write(rows.heads, [])
+                    access.transact(rows.commit)
+            except ClientError:
+                # DynamoDB answered: the checkpoint was not committed, so the rows written
+                # for it are unreachable; remove them (prune collects any a crash leaves).
+                orphans = rows.chunks + ([] if together else rows.heads)
+                access.write([], [{PK: r[PK], SK: r[SK]} for r in orphans])
+                raise
+
+    def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Store a task's writes on the checkpoint `config` names, in one UpdateItem: a
+        write to a special channel (error, interrupt, ...) replaces the task's earlier
+        one; an ordinary write keeps the first stored for its (task, index)."""
+        thread = self._thread(config)
+        configurable = config["configurable"]
+        checkpoint_id = configurable.get("checkpoint_id")
+        if not checkpoint_id:
+            raise ValueError(
+                "put_writes needs the checkpoint the writes belong to: "
+                "config['configurable']['checkpoint_id'] is missing."
+            )
+        sk = checkpoint_sk(configurable.get("checkpoint_ns", ""), checkpoint_id)
+        plan = functools.partial(
+            write_rows, self.serde, thread, sk, writes, task_id, task_path, self._access.ttl()
+        )
+        planned = plan()
+        if planned.entries:
+            self._pool.run(self._write_pending, thread, sk, planned, plan)
+
+    def _write_pending(
+        self, thread: Thread, sk: str, planned: WriteSet, plan: Callable[..., WriteSet]
+    ) -> None:
+        access = self._access
+        with access.guard(thread):
+            try:
+                self._update_writes(access, thread, sk, planned)
+            except ClientError as error:
+                if "size" not in error.response["Error"].get("Message", ""):
+                    raise
+                # The checkpoint row would pass 400 KB: move these values to chunk rows.
+                self._update_writes(access, thread, sk, plan(inline_limit=0))
+
+    def _update_writes(self, access: Access, thread: Thread, sk: str, planned: WriteSet) -> None:
+        access.write(planned.chunks, [])
+        names = {f"#w{i}": name for i, name in enumerate(planned.entries)}
+        values = {f":w{i}": entry for i, entry in enumerate(planned.entries.values())}
+        sets = [
+            f"#w{i} = :w{i}"
+            if name in planned.overwrite
+            else f"#w{i} = if_not_exists(#w{i}, :w{i})"
+            for i, name in enumerate(planned.entries)
+        ]
+        try:
+            response = access.client.update_item(
+                TableName=access.table,
+                Key=dynamo.serialize({PK: thread.pk, SK: sk}),
+                UpdateExpression="SET " + ", ".join(sets),
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=dynamo.serialize(values),
+                ReturnValues="UPDATED_OLD",
+            )
+        except ClientError:
+            access.write([], [{PK: r[PK], SK: r[SK]} for r in planned.chunks])
+            raise
+        old = dynamo.deserialize(response.get("Attributes", {}))
+        access.write([], _superseded(thread, sk, planned, old))
+
+    # Whole threads
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Delete every checkpoint, value and write of the thread (all namespaces)."""
+        thread = self._bound_thread(thread_id)
+        self._pool.run(self._guarded, thread, upkeep.delete_thread, thread)
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Copy every checkpoint, value and write of one thread to another."""
+        source = self._bound_thread(source_thread_id)
+        target = self._bound_thread(target_thread_id)
+        self._pool.run(self._guarded, target, upkeep.copy_thread, source, target)
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """`keep_latest`: keep each namespace's latest checkpoint with its writes and the
+        values it needs, delete the rest; `delete`: delete the threads."""
+        upkeep.check_strategy(strategy)
+        threads = [self._bound_thread(t) for t in thread_ids]
+        step = upkeep.prune_keep_latest if strategy == "keep_latest" else upkeep.delete_thread
+        for thread in threads:
+            self._pool.run(self._guarded, thread, step, thread)
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Delete the checkpoints the runs wrote, with their pending writes."""
+        if not run_ids:
+            return
+        tenant = self._bound_tenant()
+        self._pool.run(self._guarded, None, upkeep.delete_for_runs, tenant, list(run_ids))
+
+    def threads(self) -> builtins.list[str]:
+        """The ids of the (bound) tenant's threads, from the thread registry."""
+        tenant = self._bound_tenant()
+        found = self._pool.run(self._guarded, None, upkeep.threads, tenant)
+        return [t.thread_id for t in found]
+
+    def _guarded(self, thread: Thread | None, step: Any, *args: Any) -> Any:
+        access = self._access
+        with access.guard(thread):
+            return step(access, *args)
+
+    # Async
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        thread = self._thread(config)
+        found: CheckpointTuple | None = await self._pool.arun(self._get_tuple, thread, config)
+        return found
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        pages = self._pages(config, filter, before, limit)
+        while (page := await self._pool.arun(next, pages, None)) is not None:
+            for item in page:
+                yield item
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        stored: RunnableConfig = await self._pool.arun(
+            self.put, config, checkpoint, metadata, new_versions
+        )
+        return stored
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        await self._pool.arun(self.put_writes, config, writes, task_id, task_path)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await self._pool.arun(self.delete_thread, thread_id)
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        await self._pool.arun(self.copy_thread, source_thread_id, target_thread_id)
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        upkeep.check_strategy(strategy)
+        await self._pool.arun(lambda: self.prune(thread_ids, strategy=strategy))
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        if run_ids:
+            await self._pool.arun(self.delete_for_runs, run_ids)
+
+    def get_next_version(self, current: str | None, channel: None) -> str:
+        """A version that sorts after `current`: a zero-padded counter, then a random
+        fraction so two forks of one checkpoint never write the same value row."""
+        if current is None:
+            number = 0
+        elif isinstance(current, int):
+            number = current
+        else:
+            number = int(str(current).split(".")[0])
+        return f"{number + 1:032}.{random.random():016}"
+
+
+def _check_tenant(value: Any, name: str) -> None:
+    if not isinstance(value, str) or not value:
+        raise ValueError(
+            f"{name} must be a non-empty string naming the tenant whose thread this is, "
+            f"got {value!r}. Nothing was read or written."
+        )
+
+
+def _size(actions: Sequence[dict[str, Any]]) -> int:
+    """An upper bound of a transaction's size: the bytes of its values."""
+    total = 0
+    for action in actions:
+        ((_, body),) = action.items()
+        for value in (body.get("Item") or body.get("ExpressionAttributeValues") or {}).values():
+            total += _value_size(value)
+    return total
+
+
+def _value_size(value: Any) -> int:
+    if isinstance(value, dict):
+        return sum(len(str(k)) + _value_size(v) for k, v in value.items())
+    if isinstance(value, (bytes, bytearray)):
+        return len(value)
+    return len(str(value).encode())
+
+
+def _superseded(
+    thread: Thread, sk: str, planned: WriteSet, old: dict[str, Any]
+) -> builtins.list[dict[str, str]]:
+    """Chunk rows no write refers to after an update: an overwritten special write's
+    old chunks, and the chunks of an ordinary write that lost to the first one."""
+    dropped = []
+    for name, entry in planned.entries.items():
+        previous = old.get(name)
+        if previous is None:
+            continue
+        loser = previous if name in planned.overwrite else entry
+        if previous.get("k") == entry.get("k"):
+            continue
+        if "k" in loser:
+            dropped += chunk_keys(thread.pk, sk, str(loser["k"]), loser)
+    return dropped

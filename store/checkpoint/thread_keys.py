@@ -1,0 +1,163 @@
+"""Key codec of the checkpointer's rows: threads, their rows, the thread registry and the
+run index, on the store's table, injectively and apart from every store row.
+
+Partitions (`PK`):
+
+- a thread: `.t/<tenant>/<thread_id>`; every row of the thread lives there, so a thread is
+  one item collection and `delete_thread`/`copy_thread` are Queries of one partition;
+- the thread registry of a tenant: `.t/<tenant>` (sort key: the thread id);
+- a run's index: `.r/<tenant>/<run_id>` (sort key: thread, namespace, checkpoint), which
+  `delete_for_runs` reads instead of scanning.
+
+`<tenant>` is the tenant with `%` and `/` percent-escaped (empty for a saver without a
+tenant key), so the first `/` after the kind ends it: no tenant's keys are a prefix of
+another's, and `.t/<tenant>/*` is an exact IAM `LeadingKeys` pattern for one tenant.
+
+Why they never meet a store row: a store partition is a namespace's labels joined by `.`
+(`store.keys`), and a label contains no `.` and is never empty, so a namespace's key never
+starts with `.`; the store's own partitions start with `._` (registry, groups, metadata).
+These start with `.t/` or `.r/`: a `.` followed by a letter other than `_`.
+
+Sort keys inside a thread, each part `%`/`#`-escaped so `#` separates parts:
+
+- `c#<ns>#<checkpoint_id>`: a checkpoint, with its pending writes inline (a map);
+- `b#<ns>#<channel>#<version>`: a channel value, stored once per version;
+- `z#<owner>#<field>#<i>`: the i-th chunk of a value too large for one row (`owner` is
+  the row holding the value's head: a checkpoint or a channel value).
+
+None starts with `k#` (the store's item rows, which the TTL sweep filter matches), no
+row carries `recency` or a vector, so thread rows never enter the recency or vector
+index and never reach the stream consumer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from langgraph.store.dynamodb.keys import MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES
+
+THREAD_KIND = ".t/"
+RUN_KIND = ".r/"
+CHECKPOINT = "c#"
+BLOB = "b#"
+CHUNK = "z#"
+SEP = "#"
+
+
+def escape(part: str) -> str:
+    """`part` with `%` and `#` percent-escaped: a sort-key part without `#`."""
+    return part.replace("%", "%25").replace("#", "%23")
+
+
+def unescape(part: str) -> str:
+    """Inverse of `escape`."""
+    return part.replace("%23", "#").replace("%25", "%")
+
+
+def escape_tenant(tenant: str) -> str:
+    """`tenant` with `%` and `/` percent-escaped: a partition-key part without `/`."""
+    return tenant.replace("%", "%25").replace("/", "%2F")
+
+
+def unescape_tenant(part: str) -> str:
+    """Inverse of `escape_tenant`."""
+    return part.replace("%2F", "/").replace("%25", "%")
+
+
+@dataclass(frozen=True)
+class Thread:
+    """One thread of one tenant (`""` when the saver has no tenant key)."""
+
+    tenant: str
+    thread_id: str
+
+    @property
+    def pk(self) -> str:
+        """The partition holding every row of the thread."""
+        return f"{registry_pk(self.tenant)}/{self.thread_id}"
+
+    def __str__(self) -> str:
+        return f"thread {self.thread_id!r}" + (f" of tenant {self.tenant!r}" if self.tenant else "")
+
+
+def registry_pk(tenant: str) -> str:
+    """The partition listing a tenant's threads (sort key: thread id)."""
+    return THREAD_KIND + escape_tenant(tenant)
+
+
+def thread_of_pk(pk: str) -> Thread:
+    """Inverse of `Thread.pk`."""
+    tenant, _, thread_id = pk[len(THREAD_KIND) :].partition("/")
+    return Thread(unescape_tenant(tenant), thread_id)
+
+
+def run_pk(tenant: str, run_id: str) -> str:
+    """The partition indexing the checkpoints a run wrote."""
+    return f"{RUN_KIND}{escape_tenant(tenant)}/{run_id}"
+
+
+def run_sk(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> str:
+    """A run index row: which checkpoint of which thread the run wrote."""
+    return SEP.join((escape(thread_id), escape(checkpoint_ns), escape(checkpoint_id)))
+
+
+def parse_run_sk(sk: str) -> tuple[str, str, str]:
+    """Inverse of `run_sk`: thread id, namespace, checkpoint id."""
+    thread_id, ns, checkpoint_id = sk.split(SEP)
+    return unescape(thread_id), unescape(ns), unescape(checkpoint_id)
+
+
+def checkpoints_prefix(checkpoint_ns: str | None) -> str:
+    """The sort-key prefix of a namespace's checkpoints (every namespace's for None)."""
+    if checkpoint_ns is None:
+        return CHECKPOINT
+    return CHECKPOINT + escape(checkpoint_ns) + SEP
+
+
+def checkpoint_sk(checkpoint_ns: str, checkpoint_id: str) -> str:
+    """A checkpoint row."""
+    return checkpoints_prefix(checkpoint_ns) + escape(checkpoint_id)
+
+
+def parse_checkpoint_sk(sk: str) -> tuple[str, str]:
+    """Inverse of `checkpoint_sk`: namespace, checkpoint id."""
+    ns, checkpoint_id = sk[len(CHECKPOINT) :].split(SEP)
+    return unescape(ns), unescape(checkpoint_id)
+
+
+def blob_sk(checkpoint_ns: str, channel: str, version: object) -> str:
+    """The row of one version of one channel's value."""
+    parts = (escape(checkpoint_ns), escape(channel), escape(str(version)))
+    return BLOB + SEP.join(parts)
+
+
+def chunk_sk(owner_sk: str, field: str, index: int) -> str:
+    """The `index`-th chunk of the value `field` of the row `owner_sk`."""
+    return f"{CHUNK}{owner_sk}{SEP}{field}{SEP}{index:05d}"
+
+
+def write_field(task_id: str, idx: int) -> str:
+    """The key of a pending write in its checkpoint's map (and its chunks' field)."""
+    return f"w:{escape(task_id)}:{idx}"
+
+
+class KeyTooLongError(ValueError):
+    """A thread, namespace, channel or task id too long for DynamoDB's key limits."""
+
+
+def check_keys(pk: str, sort_keys: list[str], what: str) -> None:
+    """Raise `KeyTooLongError` before any write when a key exceeds DynamoDB's limits."""
+    size = len(pk.encode())
+    if size > MAX_PARTITION_KEY_BYTES:
+        raise KeyTooLongError(
+            f"{what}: its partition key is {size} bytes; DynamoDB allows "
+            f"{MAX_PARTITION_KEY_BYTES}. Use a shorter thread id or tenant."
+        )
+    for sk in sort_keys:
+        size = len(sk.encode())
+        if size > MAX_SORT_KEY_BYTES:
+            raise KeyTooLongError(
+                f"{what}: the row key {sk[:80]!r}... is {size} bytes; DynamoDB allows "
+                f"{MAX_SORT_KEY_BYTES}. Use shorter checkpoint namespaces, channel names, "
+                "versions or task ids."
+            )

@@ -1,0 +1,149 @@
+"""Whole-thread operations: delete, copy, prune, and deleting what runs wrote. Each reads
+the partitions involved with Query (never a Scan) and writes with BatchWriteItem, so its
+cost is O(rows of the threads)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langgraph.store.dynamodb.keys import PK, SK
+
+from .access import Access
+from .payloads import chunk_keys, unpack
+from .rows import CP, MD, RUN, pending_writes, registry_row
+from .thread_keys import (
+    CHECKPOINT,
+    Thread,
+    blob_sk,
+    checkpoint_sk,
+    parse_checkpoint_sk,
+    parse_run_sk,
+    registry_pk,
+    run_pk,
+    run_sk,
+)
+
+STRATEGIES = ("keep_latest", "delete")
+Key = dict[str, str]
+
+
+def check_strategy(strategy: str) -> None:
+    """Raise `ValueError` for a prune strategy the saver does not know."""
+    if strategy not in STRATEGIES:
+        raise ValueError(
+            f"Unknown prune strategy {strategy!r}; use one of {', '.join(STRATEGIES)}. "
+            "Nothing was deleted."
+        )
+
+
+def _key(row: dict[str, Any]) -> Key:
+    return {PK: row[PK], SK: row[SK]}
+
+
+def _run_key(thread: Thread, row: dict[str, Any]) -> Key:
+    ns, checkpoint_id = parse_checkpoint_sk(row[SK])
+    return {
+        PK: run_pk(thread.tenant, str(row[RUN])),
+        SK: run_sk(thread.thread_id, ns, checkpoint_id),
+    }
+
+
+def _is_checkpoint(row: dict[str, Any]) -> bool:
+    return str(row[SK]).startswith(CHECKPOINT)
+
+
+def delete_thread(access: Access, thread: Thread) -> int:
+    """Delete every row of `thread`, its run index rows and its registry row; checkpoint
+    rows go first, so a concurrent reader never sees a checkpoint without its values."""
+    rows = list(access.query(thread.pk))
+    checkpoints = [r for r in rows if _is_checkpoint(r)]
+    access.write([], [_key(r) for r in checkpoints])
+    others = [_key(r) for r in rows if not _is_checkpoint(r)]
+    others += [_run_key(thread, r) for r in checkpoints if RUN in r]
+    others.append({PK: registry_pk(thread.tenant), SK: thread.thread_id})
+    access.write([], others)
+    return len(rows)
+
+
+def copy_thread(access: Access, source: Thread, target: Thread) -> int:
+    """Copy every live row of `source` to `target` (values and chunks first, checkpoint
+    rows last), with run index rows for the copies and a registry row; returns how many
+    rows were copied (0 for a thread that does not exist: nothing is written)."""
+    rows = list(access.query(source.pk))
+    if not rows:
+        return 0
+    ttl = access.ttl()
+    moved = [{**row, PK: target.pk, **ttl} for row in rows]
+    access.write([r for r in moved if not _is_checkpoint(r)], [])
+    checkpoints = [r for r in moved if _is_checkpoint(r)]
+    runs = [{**_run_key(target, r), **ttl} for r in checkpoints if RUN in r]
+    access.write(checkpoints + runs + [registry_row(target, ttl)], [])
+    return len(rows)
+
+
+def prune_keep_latest(access: Access, thread: Thread) -> int:
+    """Keep the latest checkpoint of each checkpoint namespace with its writes and the
+    values it needs; delete every other row of the thread (older checkpoints, their
+    values and writes, and chunks no kept row refers to); returns rows deleted."""
+    rows = list(access.query(thread.pk))
+    latest: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        if _is_checkpoint(row) and CP in row:
+            ns, _ = parse_checkpoint_sk(row[SK])
+            latest[ns] = row  # rows come in key order: the last one per namespace wins
+    by_key = {(r[PK], r[SK]): r for r in rows}
+    keep: set[tuple[str, str]] = set()
+    for ns, row in latest.items():
+        keep.add((row[PK], row[SK]))
+        keep.update(_chunks_of(row))
+        typed = unpack(row[PK], row[SK], CP, row[CP], by_key)
+        if typed is None:
+            continue
+        checkpoint = access.serde.loads_typed(typed)
+        for channel, version in checkpoint["channel_versions"].items():
+            blob = (row[PK], blob_sk(ns, channel, version))
+            keep.add(blob)
+            if blob in by_key:
+                keep.update((k[PK], k[SK]) for k in chunk_keys(*blob, "v", by_key[blob]))
+    doomed = [r for r in rows if (r[PK], r[SK]) not in keep]
+    checkpoints = [r for r in doomed if _is_checkpoint(r)]
+    access.write([], [_key(r) for r in checkpoints])
+    others = [_key(r) for r in doomed if not _is_checkpoint(r)]
+    others += [_run_key(thread, r) for r in checkpoints if RUN in r]
+    access.write([], others)
+    return len(doomed)
+
+
+def _chunks_of(row: dict[str, Any]) -> set[tuple[str, str]]:
+    pk, sk = row[PK], row[SK]
+    keys = chunk_keys(pk, sk, CP, row.get(CP, {})) + chunk_keys(pk, sk, MD, row.get(MD, {}))
+    for entry in pending_writes(row):
+        if "k" in entry:
+            keys += chunk_keys(pk, sk, str(entry["k"]), entry)
+    return {(k[PK], k[SK]) for k in keys}
+
+
+def delete_for_runs(access: Access, tenant: str, run_ids: Sequence[str]) -> int:
+    """Delete the checkpoints the runs wrote (found through each run's index partition),
+    with their pending writes and the index rows; channel values stay, as later
+    checkpoints may share them (`prune` collects those no checkpoint needs)."""
+    doomed: list[Key] = []
+    checkpoint_keys: list[Key] = []
+    for run_id in dict.fromkeys(run_ids):
+        for row in access.query(run_pk(tenant, run_id)):
+            thread_id, ns, checkpoint_id = parse_run_sk(row[SK])
+            doomed.append(_key(row))
+            checkpoint_keys.append(
+                {PK: Thread(tenant, thread_id).pk, SK: checkpoint_sk(ns, checkpoint_id)}
+            )
+    rows = access.get_many(checkpoint_keys)
+    access.write([], [_key(r) for r in rows.values()])
+    chunks = [{PK: pk, SK: sk} for row in rows.values() for pk, sk in _chunks_of(row)]
+    access.write([], chunks + doomed)
+    return len(rows)
+
+
+def threads(access: Access, tenant: str) -> list[Thread]:
+    """The threads registered under `tenant`, in thread id order."""
+    return [Thread(tenant, str(r[SK])) for r in access.query(registry_pk(tenant))]
