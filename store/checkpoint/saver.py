@@ -442,18 +442,20 @@ class DynamoDBSaver(BaseCheckpointSaver[str]):
         access = self._access
         actions = [{"Put": {"Item": head}} for head in rows.heads] + rows.commit
         together = len(actions) <= TRANSACT_LIMIT and _size(actions) <= TRANSACT_BYTES
+        orphans = rows.chunks + ([] if together else rows.heads)
         with access.guard(thread):
-            access.write(rows.chunks, [])
             try:
+                access.write(rows.chunks, [])
                 if together:
                     access.transact(actions)
                 else:
                     access.write(rows.heads, [])
                     access.transact(rows.commit)
-            except ClientError:
-                # DynamoDB answered: the checkpoint was not committed, so the rows written
-                # for it are unreachable; remove them (prune collects any a crash leaves).
-                orphans = rows.chunks + ([] if together else rows.heads)
+            except (ClientError, RuntimeError):
+                # DynamoDB answered (or gave up on) a request before the commit, or
+                # refused the commit: the checkpoint was not committed, so the rows
+                # written for it are unreachable; remove them. A crash leaves them
+                # unreachable too, for `prune` (or their TTL) to collect.
                 access.write([], [{PK: r[PK], SK: r[SK]} for r in orphans])
                 raise
 

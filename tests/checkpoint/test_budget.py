@@ -12,7 +12,6 @@ from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from tests.checkpoint.graphs import chat_graph, say
 from tests.support import RequestCounter
 
-
 _CALL: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("call", default=None)
 
 
