@@ -62,9 +62,10 @@ class Access:
         except ClientError as error:
             code = error.response.get("Error", {}).get("Code")
             reasons = error.response.get("CancellationReasons") or []
-            if thread is not None and (
-                code == COLLECTION_FULL or any(r.get("Code") == COLLECTION_FULL for r in reasons)
-            ):
+            # A transaction names the limit among its cancellation reasons, without the
+            # "Exception" suffix (TransactWriteItems API reference).
+            full = {COLLECTION_FULL, COLLECTION_FULL.removesuffix("Exception")}
+            if thread is not None and (code in full or any(r.get("Code") in full for r in reasons)):
                 raise ThreadFullError(
                     f"DynamoDB refused a write to {thread}: the thread reached the 10 GB "
                     "item-collection limit DynamoDB enforces per partition key on tables with "
