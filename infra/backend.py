@@ -30,7 +30,14 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 from langgraph.store.dynamodb.bedrock_models import PROFILE_PREFIXES, foundation_model
 from langgraph.store.dynamodb.consumer import consumer_env, filter_criteria
-from langgraph.store.dynamodb.permissions import Component, On, Resources, kinds, statements
+from langgraph.store.dynamodb.permissions import (
+    Component,
+    Components,
+    On,
+    Resources,
+    kinds,
+    statements,
+)
 from langgraph.store.dynamodb.table_spec import table_spec, ttl_spec
 
 from .bundling import PYTHON, RUNTIME, consumer_code, interpreter, no_bytecode_warning
@@ -108,15 +115,16 @@ class MemoryBackend(Construct):
     # What apps use
 
     def grant_memory_access(self, grantee: iam.IGrantable, *, read_only: bool = False) -> iam.Grant:
-        """Grant what `DynamoDBStore` needs on this table and nothing more, as the library
-        declares it (`permissions.NEEDS`, store or read-only store): item reads (and writes
+        """Grant what `DynamoDBStore` and `DynamoDBSaver` (threads, on the same table) need
+        on this table and nothing more, as the library declares it (`permissions.NEEDS`:
+        store and checkpointer, or the read-only store): item reads (and writes
         unless `read_only`) on the table and its local index, DescribeTable and
         DescribeTimeToLive (`setup()` checks the table), `dynamodb:SearchVectors` on the
         vector index, and `bedrock:InvokeModel` on the model (queries are embedded by the
         app). Not CreateTable/UpdateTable: the stack owns the table. A read-only store must
         not refresh TTL on read, and its searches cannot delete the stale rows they meet
         (see docs/deploy.md)."""
-        component = Component.STORE_READ if read_only else Component.STORE
+        component = Component.STORE_READ if read_only else (Component.STORE, Component.CHECKPOINTER)
         first, *rest = [
             iam.Grant.add_to_principal(
                 grantee=grantee, actions=statement.actions, resource_arns=statement.resources
@@ -193,7 +201,7 @@ class MemoryBackend(Construct):
         table.apply_removal_policy(removal)
         return table
 
-    def _statements(self, component: Component) -> list[iam.PolicyStatement]:
+    def _statements(self, component: Components) -> list[iam.PolicyStatement]:
         """The statements `component` needs on this backend's resources (the library's
         declaration), plus the foundation model behind an inference profile."""
         resources = Resources(

@@ -43,6 +43,7 @@ from .keys import (
     validate_namespace,
 )
 from .permissions import KEYED_ACTIONS, SHARED_ROWS, Component, On, Resources, actions
+from .thread_keys import registry_pk, run_pk
 
 # The store's actions on the table and its local index that name partition keys, which
 # `dynamodb:LeadingKeys` confines; the others (DescribeTable, DescribeTimeToLive) name none.
@@ -75,18 +76,34 @@ def registry_leading_keys(prefix: Namespace) -> list[str]:
     return [encoded, encoded + SEPARATOR + "*"]
 
 
+def thread_leading_keys(tenant: str) -> list[str]:
+    """`StringLike` patterns matching the partitions of a tenant's threads (a
+    `DynamoDBSaver` with `tenant_key`): its threads, its thread registry and its runs'
+    indexes, and no other tenant's (the tenant is escaped so it cannot contain `/`)."""
+    if not isinstance(tenant, str) or not tenant:
+        raise ValueError(f"thread_tenant must be a non-empty string, got {tenant!r}")
+    return [
+        iam_literal(registry_pk(tenant)),
+        iam_literal(registry_pk(tenant)) + "/*",
+        iam_literal(run_pk(tenant, "")) + "*",
+    ]
+
+
 def tenant_policy(
     table_arn: str,
     prefix: Namespace,
     *,
     index_name: str | None = None,
     model_arns: Sequence[str] = (),
+    thread_tenant: str | None = None,
 ) -> dict[str, Any]:
     """An IAM policy document giving a tenant's store what it needs (`permissions.NEEDS`,
     the read-write store), with item access confined to namespaces at or below `prefix`
     (see the module docstring for what it cannot confine). With `index_name`, also grants
     `SearchVectors` on that vector index, which no condition can narrow; with
-    `model_arns`, `bedrock:InvokeModel` on them (the app embeds queries and puts)."""
+    `model_arns`, `bedrock:InvokeModel` on them (the app embeds queries and puts). With
+    `thread_tenant`, also what a `DynamoDBSaver(tenant_key=...)` needs (`Component.
+    CHECKPOINTER`) on that tenant's threads only."""
     table = Resources(table_arn=table_arn, vector_index=index_name or "")
     statements: list[dict[str, Any]] = [
         {
@@ -117,6 +134,20 @@ def tenant_policy(
             "Resource": [table_arn],
         },
     ]
+    if thread_tenant is not None:
+        statements.append(
+            {
+                "Sid": "TenantThreads",
+                "Effect": "Allow",
+                "Action": actions(Component.CHECKPOINTER, On.TABLE),
+                "Resource": [table_arn],
+                "Condition": {
+                    "ForAllValues:StringLike": {
+                        "dynamodb:LeadingKeys": thread_leading_keys(thread_tenant)
+                    }
+                },
+            }
+        )
     if index_name is not None:
         statements.append(
             {

@@ -32,6 +32,7 @@ class Component(StrEnum):
     STREAM_POLLER = "stream-poller"  # Lambda's event source mapping, with the consumer's role
     REINDEX = "reindex"  # `reindex()` / `dynamodb-memory reindex`
     MIGRATION = "migration"  # `migration.copy_table()` from a table without the recency index
+    CHECKPOINTER = "checkpointer"  # `DynamoDBSaver`: threads (short-term memory) on the table
 
 
 class On(StrEnum):
@@ -114,6 +115,18 @@ NEEDS: dict[Component, frozenset[Permission]] = {
     )
     | _on(On.MODEL, "bedrock:InvokeModel"),
     Component.MIGRATION: _on(On.TABLE, "dynamodb:Scan", "dynamodb:BatchWriteItem"),
+    # Reads: BatchGetItem (a checkpoint and its values), Query (latest, list, whole threads,
+    # the thread registry, a run's index); writes: UpdateItem (pending writes),
+    # TransactWriteItems (a checkpoint with its values: authorized as its PutItem and
+    # UpdateItem operations), BatchWriteItem (chunks, delete, copy, prune).
+    Component.CHECKPOINTER: _on(
+        On.TABLE,
+        "dynamodb:BatchGetItem",
+        "dynamodb:Query",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:BatchWriteItem",
+    ),
 }
 
 # Actions whose requests name partition keys, so `dynamodb:LeadingKeys` can confine them.
@@ -140,16 +153,24 @@ SHARED_ROWS: dict[str, frozenset[str]] = {
 }
 
 
-def actions(component: Component, *kinds: On) -> list[str]:
-    """The sorted actions `component` needs on any of `kinds` (all kinds when none)."""
+Components = Component | Iterable[Component]
+
+
+def _needs(components: Components) -> frozenset[Permission]:
+    return NEEDS[components] if isinstance(components, Component) else needed_by(components)
+
+
+def actions(component: Components, *kinds: On) -> list[str]:
+    """The sorted actions `component` (or all of several) needs on any of `kinds` (all
+    kinds when none)."""
     return sorted(
-        {p.action for p in NEEDS[component] if not kinds or p.on in kinds},
+        {p.action for p in _needs(component) if not kinds or p.on in kinds},
     )
 
 
-def kinds(component: Component) -> set[On]:
+def kinds(component: Components) -> set[On]:
     """The kinds of resource `component` needs actions on."""
-    return {p.on for p in NEEDS[component]}
+    return {p.on for p in _needs(component)}
 
 
 @dataclass(frozen=True)
@@ -180,7 +201,7 @@ class Resources:
         return ["*"]
 
 
-def statements(component: Component, resources: Resources) -> list[dict[str, Any]]:
+def statements(component: Components, resources: Resources) -> list[dict[str, Any]]:
     """IAM policy statements granting exactly what `component` needs: one statement per
     distinct action list, on the resources that share it (the table and its local index
     share the item reads), in a stable order."""
@@ -195,7 +216,7 @@ def statements(component: Component, resources: Resources) -> list[dict[str, Any
     ]
 
 
-def policy(component: Component, resources: Resources) -> dict[str, Any]:
+def policy(component: Components, resources: Resources) -> dict[str, Any]:
     """A whole IAM policy document for `component`."""
     return {"Version": "2012-10-17", "Statement": statements(component, resources)}
 

@@ -1,10 +1,11 @@
 """LangGraph checkpointer on the DynamoDB table of `langgraph.store.dynamodb`: short-term
 memory (threads) next to long-term memory (the store), on one table."""
 
+from langgraph.store.dynamodb.thread_keys import KeyTooLongError
+
 from .access import ThreadFullError
 from .rows import UnserializableValueError
 from .saver import CheckpointTTL, DynamoDBSaver
-from .thread_keys import KeyTooLongError
 
 __all__ = [
     "CheckpointTTL",

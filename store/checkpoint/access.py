@@ -17,9 +17,8 @@ from langgraph.store.dynamodb.errors import (
     table_must_exist,
 )
 from langgraph.store.dynamodb.keys import PK, SK
+from langgraph.store.dynamodb.thread_keys import Thread
 from langgraph.store.dynamodb.ttl import is_expired, ttl_attributes
-
-from .thread_keys import Thread
 
 # TransactWriteItems takes at most 100 actions and 4 MB.
 TRANSACT_LIMIT = 100

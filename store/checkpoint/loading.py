@@ -15,11 +15,11 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import CheckpointTuple
 from langgraph.store.dynamodb.keys import PK, SK
+from langgraph.store.dynamodb.thread_keys import blob_sk, parse_checkpoint_sk, thread_of_pk
 
 from .access import Access
 from .payloads import chunk_keys, unpack
 from .rows import CP, MD, PARENT, as_pending, pending_writes
-from .thread_keys import blob_sk, parse_checkpoint_sk, thread_of_pk
 
 Key = tuple[str, str]
 

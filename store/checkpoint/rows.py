@@ -26,10 +26,7 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.store.dynamodb.keys import PK, SK
-
-from .access import CP_ATTRIBUTE
-from .payloads import CHUNK_BYTES, pack
-from .thread_keys import (
+from langgraph.store.dynamodb.thread_keys import (
     Thread,
     blob_sk,
     check_keys,
@@ -39,6 +36,9 @@ from .thread_keys import (
     run_sk,
     write_field,
 )
+
+from .access import CP_ATTRIBUTE
+from .payloads import CHUNK_BYTES, pack
 
 CP = CP_ATTRIBUTE
 MD = "md"

@@ -31,6 +31,12 @@ from langgraph.store.dynamodb.errors import access_must_be_granted
 from langgraph.store.dynamodb.keys import PK, SK
 from langgraph.store.dynamodb.pool import StorePool
 from langgraph.store.dynamodb.table_spec import table_spec
+from langgraph.store.dynamodb.thread_keys import (
+    Thread,
+    checkpoint_sk,
+    checkpoints_prefix,
+    parse_checkpoint_sk,
+)
 from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES, check_ttl, needs_refresh
 
 from . import upkeep
@@ -38,7 +44,6 @@ from .access import TRANSACT_BYTES, TRANSACT_LIMIT, Access
 from .loading import Loaded, load
 from .payloads import as_bytes, chunk_keys
 from .rows import RowSet, WriteSet, checkpoint_rows, registry_row, write_rows
-from .thread_keys import Thread, checkpoint_sk, checkpoints_prefix, parse_checkpoint_sk
 
 DEFAULT_MAX_CONCURRENCY = 64
 # Rows a listing asks for per Query when a metadata filter may drop some.

@@ -8,11 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from langgraph.store.dynamodb.keys import PK, SK
-
-from .access import Access
-from .payloads import chunk_keys, unpack
-from .rows import CP, MD, RUN, pending_writes, registry_row
-from .thread_keys import (
+from langgraph.store.dynamodb.thread_keys import (
     CHECKPOINT,
     Thread,
     blob_sk,
@@ -23,6 +19,10 @@ from .thread_keys import (
     run_pk,
     run_sk,
 )
+
+from .access import Access
+from .payloads import chunk_keys, unpack
+from .rows import CP, MD, RUN, pending_writes, registry_row
 
 STRATEGIES = ("keep_latest", "delete")
 Key = dict[str, str]

@@ -8,7 +8,8 @@ matched and every call was denied. Here each names what AWS authorizes against:
 - DynamoDB: the table (`TableName`, a name or an ARN, or `ResourceArn`), its index
   (`<table ARN>/index/<IndexName>`) when the request names one (Query or Scan of a
   secondary index, SearchVectors), every table of a batch's `RequestItems`; "*" for
-  requests that name no table (ListTables, ...);
+  requests that name no table (ListTables, ...); a TransactWriteItems is authorized as
+  each item operation it holds (PutItem, UpdateItem, ...) on that operation's table;
 - DynamoDB Streams: the stream (`StreamArn`, or the one a shard iterator encodes, as
   DynamoDB's iterators do); "*" for ListStreams;
 - Bedrock runtime: the model (`arn:<partition>:bedrock:<region>::foundation-model/<id>`,
@@ -50,9 +51,34 @@ def _table(handler: Any, name: str) -> str:
     return name if name.startswith("arn:") else _arn(handler, "dynamodb", f"table/{name}")
 
 
+# A transaction is authorized as the item operations it holds (AWS: "Using IAM with
+# DynamoDB transactions"): there is no TransactWriteItems action to grant.
+TRANSACT_ACTIONS = {
+    "Put": "PutItem",
+    "Update": "UpdateItem",
+    "Delete": "DeleteItem",
+    "ConditionCheck": "ConditionCheckItem",
+}
+
+
+def transaction_checks(handler: Any) -> list[tuple[str, str]]:
+    """(action, table ARN) for each operation of a TransactWriteItems request (none for
+    any other request)."""
+    body: dict[str, Any] = handler.body or {}
+    if "TransactItems" not in body:
+        return []
+    return [
+        (TRANSACT_ACTIONS[kind], _table(handler, operation["TableName"]))
+        for item in body["TransactItems"]
+        for kind, operation in item.items()
+    ]
+
+
 def dynamodb_resources(handler: Any) -> list[str]:
     """The tables (or index) a DynamoDB request acts on."""
     body: dict[str, Any] = handler.body or {}
+    if body.get("TransactItems"):
+        return [arn for _, arn in transaction_checks(handler)]
     if body.get("RequestItems"):
         return [_table(handler, name) for name in body["RequestItems"]]
     name = body.get("TableName") or body.get("ResourceArn")
@@ -113,18 +139,30 @@ def authorize_each(resources: Resources, prefix: str, status: int) -> Callable[[
             enforced = (
                 ActionAuthenticatorMixin.request_count >= moto_settings.INITIAL_NO_AUTH_ACTION_COUNT
             )
+            checks = transaction_checks(self) if isinstance(self, DynamoHandler) else []
+            if checks and enforced:
+                for action, arn in dict.fromkeys(checks):
+                    self._get_action = lambda action=action: action
+                    try:
+                        check(self, arn)
+                    finally:
+                        del self._get_action
+                return
             others = resources(self)[1:] if enforced else []
             for each in (resource, *others):
-                try:
-                    original(self, each)
-                except AccessDeniedError as denied:
-                    action = denied.message.rsplit(" ", 1)[-1]
-                    raise AccessDenied(
-                        f"{denied.message} on resource: {each} because no identity-based "
-                        f"policy allows the {action} action",
-                        prefix=prefix,
-                        status=status,
-                    ) from None
+                check(self, each)
+
+        def check(self: Any, each: str) -> None:
+            try:
+                original(self, each)
+            except AccessDeniedError as denied:
+                action = denied.message.rsplit(" ", 1)[-1]
+                raise AccessDenied(
+                    f"{denied.message} on resource: {each} because no identity-based "
+                    f"policy allows the {action} action",
+                    prefix=prefix,
+                    status=status,
+                ) from None
 
         return authorize
 

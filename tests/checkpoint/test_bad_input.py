@@ -108,13 +108,16 @@ def test_a_missing_table_says_to_run_setup(emulation: None) -> None:
 
 
 def test_a_thread_past_the_partition_limit_is_named() -> None:
-    with mock_aws(settings=EmulatorSettings(item_collection_size_limit=200_000)):
-        with DynamoDBSaver.from_table(TABLE, region_name="us-east-1", setup=True) as saver:
-            config = _config("heavy")
-            with pytest.raises(ThreadFullError, match="thread 'heavy'"):
-                for step in range(20):
-                    checkpoint, versions = _checkpoint({"a": "x" * 30_000})
-                    versions = {"a": step + 1}
-                    checkpoint["channel_versions"] = versions
-                    config = saver.put(config, checkpoint, {}, versions)
-            assert saver.get_tuple(_config("heavy")) is not None
+    small = EmulatorSettings(item_collection_size_limit=200_000)
+    with (
+        mock_aws(settings=small),
+        DynamoDBSaver.from_table(TABLE, region_name="us-east-1", setup=True) as saver,
+    ):
+        config = _config("heavy")
+        with pytest.raises(ThreadFullError, match="thread 'heavy'"):
+            for step in range(20):
+                checkpoint, versions = _checkpoint({"a": "x" * 30_000})
+                versions = {"a": step + 1}
+                checkpoint["channel_versions"] = versions
+                config = saver.put(config, checkpoint, {}, versions)
+        assert saver.get_tuple(_config("heavy")) is not None

@@ -8,13 +8,15 @@ and Bedrock requests against the resources AWS authorizes), each principal works
 own credentials from STS:
 
 - the app: `setup()` on the deployed table, then every store operation, sync and async,
-  with the deployed config (`store_config()`, Bedrock embeddings);
+  with the deployed config (`store_config()`, Bedrock embeddings), and every saver call
+  (threads on the same table: `grant_memory_access` covers both);
 - the stream consumer: the Lambda handler with the function's environment and its role's
   credentials embeds inserts, overwrites and multi-vector items and forgets the
   namespaces the TTL sweep empties, without a failed record; Lambda's stream poller's
   calls work under that role;
 - a read-only app: reads work, every write raises `AccessDeniedError`;
-- a tenant: every operation works on its own namespaces.
+- a tenant: every operation works on its own namespaces, and every saver call on its own
+  threads (`tenant_policy(..., thread_tenant=...)`).
 
 moto evaluates no IAM condition, so `dynamodb:LeadingKeys` is not enforced here: that a
 tenant cannot reach another tenant's namespaces is not provable on the emulation; the
@@ -34,6 +36,7 @@ import pytest
 from aws_cdk import aws_iam as iam
 from botocore.exceptions import ClientError
 from langchain_aws import BedrockEmbeddings
+from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
 from langgraph.store.dynamodb import AccessDeniedError, DynamoDBStore
 from langgraph.store.dynamodb.iam import tenant_policy
@@ -43,6 +46,8 @@ from moto.core.authorization import enable_iam_authentication
 
 from infra.stack import MemoryStack
 from lambdas.embedder import handler as lambda_handler
+from tests.checkpoint.workload import TENANT as THREADS_TENANT
+from tests.checkpoint.workload import use_threads
 from tests.support import FakeClock
 
 from .conftest import synthesize
@@ -53,6 +58,7 @@ TENANT = ("memories", "acme")
 NS = ("memories", "globex", "user-1")
 TTL_NS = ("memories", "globex", "session-9")
 TENANT_NS = (*TENANT, "user-7")
+THREAD_TENANT = THREADS_TENANT  # the saver's tenant key value of the tenant role
 PROXY = {"text": "The proxy closes idle sockets after 60 seconds", "summary": "proxy timeout"}
 EMAIL = {"text": "Prefers email over phone calls", "summary": "contact by email"}
 Handler = Callable[[dict[str, Any], Any], Any]
@@ -72,6 +78,7 @@ def add_principals(stack: MemoryStack) -> None:
         TENANT,
         index_name=backend.index_name,
         model_arns=backend.model_arns(),
+        thread_tenant=THREAD_TENANT,
     )
     tenant.attach_inline_policy(
         iam.Policy(stack, "TenantPolicy", document=iam.PolicyDocument.from_json(document))
@@ -123,6 +130,11 @@ def test_every_principal_works_with_its_own_role(
             index = {**config["index"], "embed": embed}
             return DynamoDBStore(table, boto3_session=session, index=index, **kwargs)
 
+        def saver(name: str) -> DynamoDBSaver:
+            """Threads on the deployed table with the role's credentials."""
+            ttl = {"default_ttl": 60.0, "refresh_on_read": True}
+            return DynamoDBSaver(table, boto3_session=sessions[name], ttl=ttl, tenant_key="tenant")
+
         def drain() -> None:
             """Lambda's delivery of the stream to the handler, filtered as deployed."""
             caplog.clear()
@@ -144,6 +156,9 @@ def test_every_principal_works_with_its_own_role(
                 drain()
                 assert app.list_namespaces(prefix=("memories",)) == [NS]  # TTL_NS was swept
             assert poll_stream(consumer, table) > 0
+            for role in (APP, TENANT_ROLE):  # the app's threads, then a tenant's own
+                with saver(role) as threads:
+                    use_threads(threads, clock)
             with store(READER) as reader, store(TENANT_ROLE) as tenant:
                 read_but_never_write(reader, table)
                 use_own_namespaces(tenant, drain)

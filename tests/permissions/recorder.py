@@ -15,6 +15,7 @@ from botocore.client import BaseClient
 from langgraph.store.dynamodb.keys import GROUPS_PK, META_PK, PK
 from langgraph.store.dynamodb.permissions import On, Permission
 from langgraph.store.dynamodb.recency import RECENCY_INDEX
+from langgraph.store.dynamodb.testing._iam import TRANSACT_ACTIONS
 
 SHARED_PARTITIONS = frozenset({GROUPS_PK, META_PK})
 
@@ -43,6 +44,18 @@ class Call:
             return Permission(action, On.TABLE)
         assert index == RECENCY_INDEX, f"{self.operation} reads an unknown index {index!r}"
         return Permission(action, On.LOCAL_INDEX)
+
+    @property
+    def permissions(self) -> frozenset[Permission]:
+        """What AWS authorizes the call as: a transaction as each item operation it holds
+        (there is no TransactWriteItems action), any other call as `permission`."""
+        if self.operation != "TransactWriteItems":
+            return frozenset({self.permission})
+        return frozenset(
+            Permission(f"dynamodb:{TRANSACT_ACTIONS[kind]}", On.TABLE)
+            for item in self.params["TransactItems"]
+            for kind in item
+        )
 
     def __str__(self) -> str:
         table = self.params.get("TableName") or ",".join(self.params.get("RequestItems", ()))
