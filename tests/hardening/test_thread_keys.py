@@ -84,9 +84,8 @@ def test_thread_rows_never_meet_store_rows_or_each_other(examples: int) -> None:
         ours = _thread_keys(a, ns, name, name)
         store = _store_keys(namespace, key)
         assert not set(ours) & set(store)
-        assert all(
-            not pk.startswith(("._", *map(str, namespace[:1]))) or pk[0] == "." for pk, _ in ours
-        )
+        assert all(pk.startswith((".t/", ".r/")) for pk, _ in ours)
+        assert not any(pk.startswith((".t/", ".r/")) for pk, _ in store)
         theirs = _thread_keys(b, ns, name, name)
         assert (set(ours) & set(theirs) != set()) == (a == b)
         assert thread_of_pk(a.pk) == a
