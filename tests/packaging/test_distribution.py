@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import subprocess
 import sys
 import sysconfig
@@ -19,6 +20,7 @@ USER_SCRIPT = textwrap.dedent(
     import importlib
     import pathlib
 
+    from langgraph.checkpoint.dynamodb import DynamoDBSaver
     from langgraph.store.dynamodb import DynamoDBStore
     from langgraph.store.dynamodb.testing import mock_aws
     from langgraph.store.memory import InMemoryStore
@@ -33,6 +35,8 @@ USER_SCRIPT = textwrap.dedent(
         memory = DynamoDBStore("memory", region_name="us-east-1")
         memory.setup()
         memory.put(("users", "a"), "k", {"v": users_module.VALUE})
+        threads = DynamoDBSaver("memory", region_name="us-east-1")
+        assert threads.get_tuple({"configurable": {"thread_id": "t"}}) is None
         print(memory.get(("users", "a"), "k").value["v"], lambdas.handler.NAME,
               InMemoryStore.__name__)
     """
@@ -42,6 +46,16 @@ USER_SCRIPT = textwrap.dedent(
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
+    # setuptools builds in the source tree's build/: one build at a time across workers.
+    lock = tmp_path_factory.getbasetemp().parent / "wheel-build.lock"
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        _build(out)
+    (built,) = out.glob("langgraph_dynamodb_memory-*.whl")
+    return built
+
+
+def _build(out: Path) -> None:
     subprocess.run(
         [
             sys.executable,
@@ -58,8 +72,6 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=True,
         timeout=300,
     )
-    (built,) = out.glob("langgraph_dynamodb_memory-*.whl")
-    return built
 
 
 def _user_project(tmp_path: Path) -> Path:
@@ -72,7 +84,7 @@ def _user_project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_the_wheel_installs_only_under_langgraph_store_dynamodb(wheel: Path) -> None:
+def test_the_wheel_installs_only_the_store_and_the_checkpointer(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     top = {name.split("/")[0] for name in names if ".dist-info/" not in name}
     assert top == {"langgraph"}
@@ -81,10 +93,14 @@ def test_the_wheel_installs_only_under_langgraph_store_dynamodb(wheel: Path) -> 
         "langgraph/store/dynamodb",
         "langgraph/store/dynamodb/cli",
         "langgraph/store/dynamodb/testing",
+        "langgraph/checkpoint/dynamodb",
     }
     assert "langgraph/store/dynamodb/py.typed" in names
-    # langgraph/ and langgraph/store/ stay namespace packages shared with langgraph itself
-    assert "langgraph/__init__.py" not in names and "langgraph/store/__init__.py" not in names
+    assert "langgraph/checkpoint/dynamodb/py.typed" in names
+    # langgraph/, langgraph/store/ and langgraph/checkpoint/ stay namespace packages shared
+    # with langgraph itself
+    shared = ("langgraph/__init__.py", "langgraph/store/__init__.py")
+    assert not {*shared, "langgraph/checkpoint/__init__.py"} & set(names)
 
 
 def test_the_built_wheel_works_beside_a_users_store_py(wheel: Path, tmp_path: Path) -> None:
