@@ -9,7 +9,8 @@ tool every other reply, a tool node, a `messages` channel) invoked for `--turns`
 each of `--threads` threads; then, per thread, `get_tuple` and `list(limit=10)`; on the
 first thread the calls ours adds to the interface (`copy_thread`, `prune`, and
 `delete_for_runs` of the last run of another thread), reported "not supported" for a
-saver that raises NotImplementedError; last, `delete_thread` of every thread.
+saver that raises NotImplementedError (and with its error for one that fails); last,
+`delete_thread` of every thread.
 
 Every call a saver receives, from the graph or from the bench, is measured one at a time
 by `bench.instrument.Meter` (its latency model: a fixed round trip per DynamoDB request,
@@ -323,6 +324,8 @@ def _workload(saver: Metered, plan: Plan) -> list[int]:
             call()
         except NotImplementedError:
             saver.calls[kind] = Calls(status=NOT_SUPPORTED)
+        except Exception as error:  # a saver that cannot do it: report, not crash
+            saver.calls[kind] = Calls(status=f"fails: {type(error).__name__}: {error}"[:120])
     for thread_id in [_thread(t) for t in range(plan.threads)] + [f"{first}-copy"]:
         saver.delete_thread(thread_id)
     return per_turn
