@@ -41,6 +41,11 @@ STEPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
         "growth.md",
     ),
     (
+        "checkpointers: ours vs langgraph-checkpoint-aws on one graph workload",
+        ("bench.checkpoint",),
+        "checkpoint.md",
+    ),
+    (
         "stream consumer: cold import and asset size",
         ("bench.cold_start",),
         "cold-start.md",

@@ -2,8 +2,11 @@
 
 `Meter` counts, per measured operation: API calls, items DynamoDB read (`ScannedCount`,
 `BatchGetItem` responses, search results), read and write units from the sizes of the
-items touched (see `bench.capacity`), vector-search bytes, embedding calls and their
-input tokens. Sizes come from the emulated table itself: a Query or Scan is re-run
+items touched (see `bench.capacity`; a TransactWriteItems costs twice the units of the
+same writes made plainly), vector-search bytes, embedding calls and their input tokens,
+and the bytes of the request bodies sent. A request the service refuses (a ClientError:
+a failed condition, an item over 400 KB) counts as a request and an API call, with no
+units. Sizes come from the emulated table itself: a Query or Scan is re-run
 without its filter and projection to learn what it read, a write is sized on the stored
 item before and after it.
 
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from botocore.client import BaseClient
+from botocore.exceptions import ClientError
 from langgraph.store.dynamodb.testing import LexicalEmbedder
 from moto.core.botocore_stubber import BotocoreStubber
 from moto.dynamodb.models import DynamoDBBackend
@@ -47,6 +51,8 @@ EMBEDDING_CALL = "InvokeModel"
 READS = ("GetItem", "BatchGetItem")
 SCANS = ("Query", "Scan")
 WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem")
+# A transactional write costs two write units per KB of each item it writes.
+TRANSACT_WRITES = "TransactWriteItems"
 _tokens = LexicalEmbedder()
 
 
@@ -77,6 +83,7 @@ class Usage:
     search_bytes: int = 0
     embed_calls: int = 0
     embed_tokens: int = 0
+    bytes_sent: int = 0  # request bodies, as serialized for the wire (every service)
 
 
 @dataclass
@@ -222,6 +229,10 @@ class Meter:
             _access.start()
             try:
                 response = original(client, operation, params)
+            except ClientError:
+                with meter._count:  # refused, but sent: a request, without units
+                    meter._account(meter.usage, operation, params, {}, refused=True)
+                raise
             finally:
                 _access.active = False
             with meter._count:
@@ -234,8 +245,10 @@ class Meter:
         meter = self
 
         def dispatch(stubber: Any, event_name: str, request: Any, **kwargs: Any) -> Any:
-            with meter._emulator:
+            with meter._emulator:  # one request at a time: `usage` is safe to add to here
                 depth = getattr(meter._depth, "n", 0)
+                if depth == 0:
+                    meter.usage.bytes_sent += _body_size(request.body)
                 meter._depth.n = depth + 1
                 started = time.perf_counter()
                 try:
@@ -249,7 +262,11 @@ class Meter:
 
     @staticmethod
     def _account(
-        usage: Usage, operation: str, params: dict[str, Any], response: dict[str, Any]
+        usage: Usage,
+        operation: str,
+        params: dict[str, Any],
+        response: dict[str, Any],
+        refused: bool = False,
     ) -> None:
         usage.calls[operation] = usage.calls.get(operation, 0) + 1
         if operation == EMBEDDING_CALL:
@@ -257,6 +274,8 @@ class Meter:
             usage.embed_tokens += _input_tokens(params.get("body"))
             return
         usage.requests += 1
+        if refused:
+            return
         usage.items_read += _items_read(response)
         if operation in READS:
             consistent = params.get("ConsistentRead", False) or any(
@@ -270,8 +289,19 @@ class Meter:
         elif operation in WRITES:
             writes = _access.writes or [(0, 0)]
             usage.write_units += sum(capacity.write_units(b, a) for b, a in writes)
+        elif operation == TRANSACT_WRITES:
+            writes = _access.writes or [(0, 0)]
+            usage.write_units += 2 * sum(capacity.write_units(b, a) for b, a in writes)
         elif operation == "SearchVectors":
             usage.search_bytes += capacity.search_bytes(len(params["SearchVector"]))
+
+
+def _body_size(body: Any) -> int:
+    """Bytes of a request body (DynamoDB's and Bedrock's are bytes or text; a streamed
+    body, which neither sends, would count as 0)."""
+    if isinstance(body, str):
+        return len(body.encode())
+    return len(body) if isinstance(body, (bytes, bytearray)) else 0
 
 
 def _items_read(response: dict[str, Any]) -> int:
