@@ -121,3 +121,15 @@ def test_a_thread_past_the_partition_limit_is_named() -> None:
                 checkpoint["channel_versions"] = versions
                 config = saver.put(config, checkpoint, {}, versions)
         assert saver.get_tuple(_config("heavy")) is not None
+
+
+def test_writes_that_land_before_their_checkpoint_are_kept(saver: DynamoDBSaver) -> None:
+    # LangGraph submits a step's writes while the checkpoint they belong to may still be
+    # saving: the checkpoint's row must keep what put_writes stored first.
+    checkpoint, versions = _checkpoint({"a": 1})
+    early = _config(checkpoint_id=checkpoint["id"])
+    saver.put_writes(early, [("a", 2)], "task")
+    assert saver.get_tuple(early) is None  # writes alone are no checkpoint
+    saver.put(_config(), checkpoint, {}, versions)
+    found = saver.get_tuple(early)
+    assert found is not None and found.pending_writes == [("task", "a", 2)]
