@@ -21,8 +21,8 @@ from langgraph.store.dynamodb.thread_keys import (
 )
 
 from .access import Access
-from .payloads import chunk_keys, unpack
-from .rows import CP, MD, RUN, pending_writes, registry_row
+from .payloads import TYPE, chunk_keys, unpack
+from .rows import CP, MD, PARENT, RUN, pending_writes, registry_row
 
 STRATEGIES = ("keep_latest", "delete")
 Key = dict[str, str]
@@ -84,28 +84,23 @@ def copy_thread(access: Access, source: Thread, target: Thread) -> int:
 
 def prune_keep_latest(access: Access, thread: Thread) -> int:
     """Keep the latest checkpoint of each checkpoint namespace with its writes and the
-    values it needs; delete every other row of the thread (older checkpoints, their
-    values and writes, and chunks no kept row refers to); returns rows deleted."""
+    values it needs, plus the ancestors (with their writes) a channel whose value the
+    latest does not store replays from (LangGraph's `DeltaChannel`), back to the one
+    that stores it; delete every other row of the thread (older checkpoints, their values
+    and writes, chunks no kept row refers to). Returns rows deleted."""
     rows = list(access.query(thread.pk))
+    by_key = {(r[PK], r[SK]): r for r in rows}
     latest: dict[str, dict[str, Any]] = {}
     for row in rows:
         if _is_checkpoint(row) and CP in row:
             ns, _ = parse_checkpoint_sk(row[SK])
             latest[ns] = row  # rows come in key order: the last one per namespace wins
-    by_key = {(r[PK], r[SK]): r for r in rows}
     keep: set[tuple[str, str]] = set()
     for ns, row in latest.items():
-        keep.add((row[PK], row[SK]))
-        keep.update(_chunks_of(row))
-        typed = unpack(row[PK], row[SK], CP, row[CP], by_key)
-        if typed is None:
-            continue
-        checkpoint = access.serde.loads_typed(typed)
-        for channel, version in checkpoint["channel_versions"].items():
-            blob = (row[PK], blob_sk(ns, channel, version))
-            keep.add(blob)
-            if blob in by_key:
-                keep.update((k[PK], k[SK]) for k in chunk_keys(*blob, "v", by_key[blob]))
+        for kept, checkpoint in _chain(access, ns, row, by_key):
+            keep.add((kept[PK], kept[SK]))
+            keep.update(_chunks_of(kept))
+            keep.update(_values_of(ns, kept, checkpoint, by_key))
     doomed = [r for r in rows if (r[PK], r[SK]) not in keep]
     checkpoints = [r for r in doomed if _is_checkpoint(r)]
     access.write([], [_key(r) for r in checkpoints])
@@ -113,6 +108,57 @@ def prune_keep_latest(access: Access, thread: Thread) -> int:
     others += [_run_key(thread, r) for r in checkpoints if RUN in r]
     access.write([], others)
     return len(doomed)
+
+
+def _chain(
+    access: Access, ns: str, row: dict[str, Any], by_key: dict[tuple[str, str], Any]
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """`row` and the ancestors needed to rebuild the channels it stores no value for, each
+    with its checkpoint (nearest first)."""
+    chain: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    waiting: set[str] | None = None
+    current: dict[str, Any] | None = row
+    while current is not None:
+        row = current
+        typed = unpack(row[PK], row[SK], CP, row[CP], by_key)
+        if typed is None:
+            break
+        checkpoint = access.serde.loads_typed(typed)
+        chain.append((row, checkpoint))
+        stored = {
+            channel
+            for channel, version in checkpoint["channel_versions"].items()
+            if _stores_value(by_key.get((row[PK], blob_sk(ns, channel, version))))
+        }
+        if waiting is None:
+            waiting = set(checkpoint["channel_versions"]) - stored
+        else:
+            waiting -= stored
+        parent = row.get(PARENT)
+        if not waiting or not parent:
+            break
+        current = by_key.get((row[PK], checkpoint_sk(ns, str(parent))))
+    return chain
+
+
+def _stores_value(head: dict[str, Any] | None) -> bool:
+    return head is not None and head.get(TYPE) != "empty"
+
+
+def _values_of(
+    ns: str,
+    row: dict[str, Any],
+    checkpoint: dict[str, Any],
+    by_key: dict[tuple[str, str], Any],
+) -> set[tuple[str, str]]:
+    """The value rows (and their chunks) a checkpoint refers to."""
+    found: set[tuple[str, str]] = set()
+    for channel, version in checkpoint["channel_versions"].items():
+        blob = (row[PK], blob_sk(ns, channel, version))
+        found.add(blob)
+        if blob in by_key:
+            found.update((k[PK], k[SK]) for k in chunk_keys(*blob, "v", by_key[blob]))
+    return found
 
 
 def _chunks_of(row: dict[str, Any]) -> set[tuple[str, str]]:
