@@ -10,7 +10,13 @@ from langgraph.store.dynamodb.keys import PK
 from langgraph.store.dynamodb.recency import RECENCY_INDEX
 
 from tests.checkpoint.graphs import chat_graph, say
-from tests.stream.conftest import TABLE, StreamSetup, stream_setup
+from tests.stream.conftest import (
+    TABLE,
+    CountingEmbeddings,
+    StreamSetup,
+    stream_setup,
+    stream_store,
+)
 
 
 def test_thread_rows_never_reach_the_consumer_or_an_index(emulation: None) -> None:
@@ -39,3 +45,15 @@ def test_thread_rows_never_reach_the_consumer_or_an_index(emulation: None) -> No
         assert store.list_namespaces() == [ns]
         assert [i.key for i in store.search(("memories",))] == ["m1"]
         assert saver.get_tuple(config) is not None
+
+
+def test_either_setup_makes_the_table_the_other_needs(emulation: None) -> None:
+    with DynamoDBSaver(TABLE, region_name="us-east-1") as saver:
+        saver.setup()  # first: the store's table, without an index yet
+        store = stream_store(CountingEmbeddings())
+        store.setup()  # retrofits the vector index on the saver's table
+        saver.setup()  # and the saver accepts the table as the store left it
+        config = {"configurable": {"thread_id": "t"}}
+        chat_graph(saver).invoke(say("hi"), config)
+        store.put(("memories", "u"), "k", {"text": "x"})
+        assert saver.get_tuple(config) is not None and store.get(("memories", "u"), "k")
