@@ -1,4 +1,6 @@
-"""`make demo`: a LangGraph support agent that remembers, on the local emulation.
+"""`make demo`: a LangGraph support agent that remembers, on the local emulation: its
+threads (DynamoDBSaver) and its long-term memories (DynamoDBStore) on one table, and a
+second process that resumes a thread from that table with the memories alongside.
 
 No AWS account and no LLM: DynamoDB (with its vector index) runs in this process behind a
 local HTTP endpoint, the chat model is LangChain's deterministic fake, and embeddings come
@@ -10,21 +12,24 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from . import DynamoDBStore, local_embeddings
 from .cli.status import count_memories
-from .demo_agent import Tenant, build_agent, last_reply, say
+from .demo_agent import TENANT_KEY, Tenant, build_agent, last_reply, say, thread_config
 
 TABLE = "agent-memory"
 REGION = "us-east-1"
@@ -50,6 +55,14 @@ REPLIES = [
     "Noted, for a few seconds.",
 ]
 
+# The thread the second process resumes, and what the stand-in chat model says there.
+RESUMED = "t1"
+RESUME_REPLY = (
+    "Back on thread t1: your proxy closes idle sockets after 60 seconds, so enable TCP "
+    "keep-alives under 60 s."
+)
+RESUME_TIMEOUT_SECONDS = 120
+
 console = Console(highlight=False)
 
 
@@ -61,6 +74,7 @@ class Embedder:
     dims: int
     name: str
     recalls_by: str  # what a semantic search ranks by, said plainly
+    choice: str  # what --embedder names it: the second process runs the same one
 
 
 def choose_embeddings(choice: str) -> Embedder:
@@ -71,6 +85,7 @@ def choose_embeddings(choice: str) -> Embedder:
             local_embeddings.DIMS,
             f"{local_embeddings.MODEL_NAME} (real model, on this CPU, local-embeddings extra)",
             "by meaning",
+            "minilm",
         )
     from .testing import LexicalEmbeddings
 
@@ -80,6 +95,7 @@ def choose_embeddings(choice: str) -> Embedder:
         "lexical stand-in (hashed words, NOT a real model; install the local-embeddings "
         "extra for one)",
         "by word overlap (the lexical stand-in)",
+        "lexical",
     )
 
 
@@ -96,7 +112,7 @@ def run(choice: str = "auto") -> None:
     model = FakeListChatModel(responses=REPLIES)
     console.print(
         Panel.fit(
-            "A LangGraph support agent with long-term memory on DynamoDB\n"
+            "A LangGraph support agent with its threads and memories on one DynamoDB table\n"
             "[dim]local emulation: DynamoDB + vector index behind a local endpoint, no AWS[/]\n"
             f"Chat model: [bold]deterministic stand-in[/] (LangChain's {type(model).__name__}"
             "), no LLM\n"
@@ -106,29 +122,44 @@ def run(choice: str = "auto") -> None:
     )
     # The demo runs its own consumer (it may embed with a local model), so it can wait on it.
     with local_endpoint(embed_stream=False) as url:
-        store = DynamoDBStore(
-            TABLE,
-            region_name=REGION,
-            endpoint_url=url,
-            index={
-                "dims": embedder.dims,
-                "embed": embedder.embeddings,
-                "fields": ["text"],
-                "embed_on": "stream",
-            },
-        )
+        store = demo_store(url, embedder)
         store.setup()
         console.print(
             f"Table {TABLE} with its vector index is ready at {url}; put() writes once and "
-            "the stream consumer embeds in the background (embed_on='stream')\n"
+            "the stream consumer embeds in the background (embed_on='stream'). The agent's "
+            "threads go to the same table (DynamoDBSaver, keyed by tenant).\n"
         )
         consumer = StreamConsumer(
             TABLE, embeddings=embedder.embeddings, endpoint_url=url, region_name=REGION
         )
-        with run_consumer(TABLE, consumer.handle, filter_patterns=FILTER_PATTERNS) as background:
-            agent = build_agent(model, store, InMemorySaver())
+        with (
+            run_consumer(TABLE, consumer.handle, filter_patterns=FILTER_PATTERNS) as background,
+            demo_saver(url) as saver,
+        ):
+            agent = build_agent(model, store, saver)
             scenario(agent, store, background, recalls_by=embedder.recalls_by)
+            resume_in_a_second_process(agent, url, embedder)
     console.print(f"\n[dim]Done in {time.monotonic() - started:.1f} s.[/]")
+
+
+def demo_store(url: str, embedder: Embedder) -> DynamoDBStore:
+    """Long-term memory: the store on the demo's table at `url`."""
+    return DynamoDBStore(
+        TABLE,
+        region_name=REGION,
+        endpoint_url=url,
+        index={
+            "dims": embedder.dims,
+            "embed": embedder.embeddings,
+            "fields": ["text"],
+            "embed_on": "stream",
+        },
+    )
+
+
+def demo_saver(url: str) -> DynamoDBSaver:
+    """Short-term memory: the checkpointer on the same table, its threads keyed by tenant."""
+    return DynamoDBSaver(TABLE, region_name=REGION, endpoint_url=url, tenant_key=TENANT_KEY)
 
 
 if TYPE_CHECKING:
@@ -185,6 +216,66 @@ def scenario(
     )
 
 
+def resume_in_a_second_process(agent: Any, url: str, embedder: Embedder) -> None:
+    """Run `demo --resume` in a child process against this process's endpoint and show
+    what it printed; then read the thread back here, with the turn the child added."""
+    console.rule(
+        f"7. A second process resumes thread {RESUMED} from DynamoDB, its memories alongside"
+    )
+    config = thread_config(ACME, RESUMED)
+    before = agent.get_state(config).values["messages"]
+    command = [sys.executable, "-m", __spec__.name if __spec__ else "langgraph.store.dynamodb.demo"]
+    command += ["--resume", RESUMED, "--endpoint-url", url, "--embedder", embedder.choice]
+    env = {
+        **os.environ,
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "COLUMNS": str(max(console.width - 4, 40)),
+        **({"FORCE_COLOR": "1"} if console.is_terminal else {}),
+    }
+    child = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    out, err = child.communicate(timeout=RESUME_TIMEOUT_SECONDS)
+    if child.returncode != 0:
+        raise RuntimeError(f"The second process (pid {child.pid}) failed:\n{err}")
+    shown = " ".join([*command[1:5], "--endpoint-url", url])
+    console.print(
+        Panel(
+            Text.from_ansi(out.rstrip()),
+            title=f"second process, pid {child.pid}: python {shown}",
+            title_align="left",
+        )
+    )
+    after = agent.get_state(config).values["messages"]
+    console.print(
+        f"Back in the first process (pid {os.getpid()}), reading thread {RESUMED} from "
+        f"DynamoDB: {len(before)} messages before, {len(after)} now; the latest, written by "
+        f"pid {child.pid}: {escape(last_reply(after))}"
+    )
+
+
+def resume(thread: str, url: str, choice: str) -> None:
+    """The second process: a fresh agent on the table at `url` resumes `thread` (of
+    ACME) from the checkpointer, and recalls from the store, in one more turn."""
+    embedder = choose_embeddings(choice)
+    store = demo_store(url, embedder)
+    with demo_saver(url) as saver:
+        agent = build_agent(FakeListChatModel(responses=[RESUME_REPLY]), store, saver)
+        messages = agent.get_state(thread_config(ACME, thread)).values.get("messages", [])
+        if not messages:
+            raise SystemExit(f"No thread {thread!r} of {ACME.tenant} in {TABLE} at {url}.")
+        checkpoints = saver.for_tenant(ACME.tenant).count_checkpoints(thread)
+        console.print(
+            f"A fresh Python process (pid {os.getpid()}): nothing in memory, only the "
+            f"endpoint's URL. Thread {thread} of {ACME.tenant}, loaded from DynamoDB by "
+            f"DynamoDBSaver: {len(messages)} messages, {checkpoints} checkpoints; it began:"
+        )
+        console.print(f"  [dim]{escape(str(messages[0].content))}[/]")
+        state = _turn(agent, ACME, thread, QUERY)
+        _recalled_table(state["recalled"], "recalled from the store by this process")
+
+
 def _codes(store: DynamoDBStore) -> int:
     hits = store.search(ACME.namespace, limit=20, refresh_ttl=False)
     return sum("4242" in hit.value["text"] for hit in hits)
@@ -212,7 +303,19 @@ def main() -> None:
         default="auto",
         help="auto: the real local model when the local-embeddings extra is installed",
     )
-    run(parser.parse_args().embedder)
+    parser.add_argument(
+        "--resume",
+        metavar="THREAD",
+        help="resume THREAD from the table at --endpoint-url (the demo's second process)",
+    )
+    parser.add_argument("--endpoint-url", help="the endpoint a running demo serves")
+    args = parser.parse_args()
+    if args.resume:
+        if not args.endpoint_url:
+            parser.error("--resume needs --endpoint-url (the URL the running demo prints)")
+        resume(args.resume, args.endpoint_url, args.embedder)
+    else:
+        run(args.embedder)
 
 
 if __name__ == "__main__":

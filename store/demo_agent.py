@@ -15,6 +15,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.config import get_store
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -22,6 +23,9 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
+# The `configurable` key naming the tenant whose thread a config is (DynamoDBSaver's
+# tenant_key): the tenant leads every key of its threads, as it leads its namespaces.
+TENANT_KEY = "tenant_id"
 REMEMBER = re.compile(r"^remember(?: for (?P<minutes>[\d.]+) minutes?)?:\s*(?P<text>.+)$", re.I)
 
 
@@ -102,10 +106,16 @@ def say(
     """One user turn in `thread`; returns the final state."""
     state: dict[str, Any] = agent.invoke(
         {"messages": [HumanMessage(text)]},
-        config={"configurable": {"thread_id": thread}},
+        config=thread_config(who, thread),
         context=who,
     )
     return state
+
+
+def thread_config(who: Tenant, thread: str) -> RunnableConfig:
+    """The config of one of `who`'s threads: the thread id, and the tenant that leads the
+    thread's keys in a checkpointer created with `tenant_key=TENANT_KEY`."""
+    return {"configurable": {"thread_id": thread, TENANT_KEY: who.tenant}}
 
 
 def last_reply(messages: Sequence[BaseMessage]) -> str:

@@ -31,6 +31,8 @@ def test_readme_examples_run_as_written(
     printed = capsys.readouterr().out
     assert "{'channel': 'email', 'score': 0.1, 'seats': 42}" in printed
     assert re.search(r"^\d\.\d\d mem-1$", printed, flags=re.MULTILINE)
+    # The pairing: a second saver resumes the thread; the tenant's registry lists it.
+    assert re.search(r"^2\n\['ticket-4471'\]$", printed, flags=re.MULTILINE)
 
 
 DOCS = [README, *sorted((README.parent / "docs").glob("*.md"))]

@@ -1,5 +1,6 @@
 """The Agent Server graph: `create_agent` with memory tools. The server hands it the
-DynamoDB store from `memory_store.py` (no `store=` here: the server provides it).
+DynamoDB store from `memory_store.py` and the checkpointer from `checkpointer.py`, both
+on one table (no `store=` or `checkpointer=` here: the server provides them).
 
 `AGENT_MODEL` picks the chat model: a `provider:model` string for LangChain's
 `init_chat_model` (default: Claude Sonnet 4.5 on Bedrock, which needs Bedrock model

@@ -115,6 +115,11 @@ class DynamoDBSaver(BaseCheckpointSaver[str]):
         )
         self._pool = StorePool(max_concurrency, name=f"dynamodb-saver-{table_name}")
 
+    @property
+    def client(self) -> Any:
+        """The boto3 DynamoDB client the saver talks through."""
+        return self._client
+
     # Lifecycle
 
     @classmethod
@@ -562,6 +567,32 @@ class DynamoDBSaver(BaseCheckpointSaver[str]):
         tenant = self._bound_tenant()
         found = self._pool.run(self._guarded, None, upkeep.threads, tenant)
         return [t.thread_id for t in found]
+
+    def count_checkpoints(self, thread_id: str, checkpoint_ns: str | None = None) -> int:
+        """How many checkpoints the thread has (in `checkpoint_ns`, else in all), read
+        from its checkpoint rows alone (no channel value is fetched)."""
+        thread = self._bound_thread(thread_id)
+        count: int = self._pool.run(
+            self._guarded, thread, upkeep.count_checkpoints, thread, checkpoint_ns
+        )
+        return count
+
+    def thread_rows(self, thread_id: str) -> builtins.list[dict[str, Any]]:
+        """Every live row of the thread as stored (checkpoints, channel values, chunks;
+        binary values as bytes), in key order: what `write_thread_rows` restores."""
+        thread = self._bound_thread(thread_id)
+        rows: builtins.list[dict[str, Any]] = self._pool.run(
+            self._guarded, thread, lambda access: builtins.list(access.query(thread.pk))
+        )
+        return rows
+
+    def write_thread_rows(self, thread_id: str, rows: Sequence[dict[str, Any]]) -> int:
+        """Write rows `thread_rows` returned (of any thread) as the thread `thread_id`,
+        values before the checkpoints that need them, with its registry and run index
+        rows; rows already there with the same keys are replaced. Returns rows written."""
+        thread = self._bound_thread(thread_id)
+        written: int = self._pool.run(self._guarded, thread, upkeep.write_thread, thread, rows)
+        return written
 
     def _guarded(self, thread: Thread | None, step: Any, *args: Any) -> Any:
         access = self._access

@@ -13,6 +13,7 @@ from langgraph.store.dynamodb.thread_keys import (
     Thread,
     blob_sk,
     checkpoint_sk,
+    checkpoints_prefix,
     parse_checkpoint_sk,
     parse_run_sk,
     registry_pk,
@@ -70,7 +71,14 @@ def copy_thread(access: Access, source: Thread, target: Thread) -> int:
     """Copy every live row of `source` to `target` (values and chunks first, checkpoint
     rows last), with run index rows for the copies and a registry row; returns how many
     rows were copied (0 for a thread that does not exist: nothing is written)."""
-    rows = list(access.query(source.pk))
+    return write_thread(access, target, list(access.query(source.pk)))
+
+
+def write_thread(access: Access, target: Thread, rows: Sequence[dict[str, Any]]) -> int:
+    """Write `rows` (a thread's rows, as read from its partition) into `target`: values
+    and chunks first, checkpoint rows last, with run index rows for the checkpoints and a
+    registry row, so a reader never sees a checkpoint before its values; the saver's TTL,
+    if any, replaces the rows' own. Returns how many rows were written (none for none)."""
     if not rows:
         return 0
     ttl = access.ttl()
@@ -188,6 +196,14 @@ def delete_for_runs(access: Access, tenant: str, run_ids: Sequence[str]) -> int:
     chunks = [{PK: pk, SK: sk} for row in rows.values() for pk, sk in _chunks_of(row)]
     access.write([], chunks + doomed)
     return len(rows)
+
+
+def count_checkpoints(access: Access, thread: Thread, checkpoint_ns: str | None) -> int:
+    """How many live checkpoints `thread` has (in `checkpoint_ns`, or in all for None):
+    a Query of its checkpoint rows, which never reads the channel values."""
+    return sum(
+        1 for _ in access.query(thread.pk, checkpoints_prefix(checkpoint_ns), checkpoints_only=True)
+    )
 
 
 def threads(access: Access, tenant: str) -> list[Thread]:

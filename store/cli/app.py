@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.live import Live
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.spinner import Spinner
@@ -28,9 +27,10 @@ from ..permissions import PLACEHOLDERS, Component, Resources
 from ..store import DynamoDBStore
 from ..vector_index import find_index
 from . import serve as serving
-from . import transfer
+from . import threads, transfer
 from .errors import ENVIRONMENT, NOT_FOUND, CliError, friendly, stderr
 from .files import replacing
+from .output import console, done, print_json
 from .status import table_status
 from .target import (
     JsonOpt,
@@ -50,21 +50,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-console = Console(highlight=False)
+app.add_typer(threads.app, name="threads")
 EXAMPLE_MODEL = "bedrock:amazon.titan-embed-text-v2:0"
-
-
-def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
-
-
-def _done(target: Target, data: Any, message: str) -> None:
-    """Report a finished command: `data` as JSON with --json, else a check mark and
-    `message`."""
-    if target.json:
-        _print_json(data)
-    else:
-        console.print(f"[green]✓[/] {message}")
 
 
 def _value_text(value: Any) -> str:
@@ -98,7 +85,7 @@ def serve(
     def ready(url: str, loaded: int) -> None:
         lines = serving.connection_lines(url, serving.REGION, table_name)
         if json_out:
-            _print_json({**lines, "loaded_items": loaded, "state": str(state or "")})
+            print_json({**lines, "loaded_items": loaded, "state": str(state or "")})
         else:
             console.print(f"[bold green]Local DynamoDB memory endpoint[/] at [bold]{url}[/]")
             if state:
@@ -115,7 +102,7 @@ def serve(
 
     def stopped(saved: int) -> None:
         if json_out:
-            _print_json({"stopped": True, "saved_items": saved})
+            print_json({"stopped": True, "saved_items": saved})
         else:
             console.print("Stopped." + (f" Saved {saved} rows to {state}." if state else ""))
         sys.stdout.flush()
@@ -140,7 +127,7 @@ def setup(
     elapsed = time.monotonic() - started
     indexes = [i["name"] for i in table_status(store, exact=False)["vector_indexes"]]
     what = f" with vector index {', '.join(indexes)}" if indexes else " (key-value only)"
-    _done(
+    done(
         target,
         {"table": target.table, "vector_indexes": indexes, "seconds": elapsed},
         f"Table {target.table}{what} is ready ({elapsed:.1f} s).",
@@ -233,7 +220,7 @@ def status(
     """Show the table, its vector index, its size and namespaces."""
     info = table_status(target.store(index=False), exact=exact)
     if target.json:
-        _print_json(info)
+        print_json(info)
         return
     grid = Table(title=f"Table {info['table']}", show_header=False, title_justify="left")
     grid.add_column(style="bold")
@@ -326,7 +313,7 @@ def reindex_items(
         "failures": failures,
     }
     if target.json:
-        _print_json(report)
+        print_json(report)
     else:
         resumed = " (resumed from a checkpoint)" if summary.resumed else ""
         mark = "[red]✗[/]" if summary.failed else "[green]✓[/]"
@@ -367,7 +354,7 @@ def list_namespaces(
         prefix=parse_namespace(prefix) or None, max_depth=depth, limit=limit, offset=offset
     )
     if target.json:
-        _print_json([list(ns) for ns in namespaces])
+        print_json([list(ns) for ns in namespaces])
         return
     for namespace in namespaces:
         console.print(".".join(namespace))
@@ -388,7 +375,7 @@ def get(
     if item is None:
         raise CliError(f"No item {key!r} in namespace {namespace!r}.", NOT_FOUND)
     if target.json:
-        _print_json(item_json(item))
+        print_json(item_json(item))
     else:
         console.print_json(_value_text(item.value))
 
@@ -409,7 +396,7 @@ def put(
     store = target.store() if no_index else _indexed_store(target, writes=True)
     ns = parse_namespace(namespace)
     store.put(ns, key, data, index=False if no_index else None, ttl=ttl)
-    _done(target, {"namespace": list(ns), "key": key, "written": True}, f"put {namespace} {key}")
+    done(target, {"namespace": list(ns), "key": key, "written": True}, f"put {namespace} {key}")
 
 
 @app.command()
@@ -426,9 +413,7 @@ def rm(
     if store.get(ns, key, refresh_ttl=False) is None:
         raise CliError(f"No item {key!r} in namespace {namespace!r}.", NOT_FOUND)
     store.delete(ns, key)
-    _done(
-        target, {"namespace": list(ns), "key": key, "deleted": True}, f"deleted {namespace} {key}"
-    )
+    done(target, {"namespace": list(ns), "key": key, "deleted": True}, f"deleted {namespace} {key}")
 
 
 @app.command()
@@ -466,7 +451,7 @@ def search(
         refresh_ttl=False,
     )
     if target.json:
-        _print_json([item_json(hit, hit.score) for hit in hits])
+        print_json([item_json(hit, hit.score) for hit in hits])
         return
     grid = Table(title=f"{len(hits)} result(s)", title_justify="left")
     if query:
@@ -547,13 +532,13 @@ def import_items(
     model, a table without a vector index gets one first."""
     store = _indexed_store(target, writes=True)
     if str(source) == "-":
-        done = transfer.import_lines(store, sys.stdin)
+        imported = transfer.import_lines(store, sys.stdin)
     else:
         with source.open() as lines:
-            done = transfer.import_lines(store, lines)
-    expired = f" ({done.expired} already expired, not written)" if done.expired else ""
-    _done(
+            imported = transfer.import_lines(store, lines)
+    expired = f" ({imported.expired} already expired, not written)" if imported.expired else ""
+    done(
         target,
-        {"imported": done.written, "expired": done.expired},
-        f"imported {done.written} memories into {target.table}{expired}",
+        {"imported": imported.written, "expired": imported.expired},
+        f"imported {imported.written} memories into {target.table}{expired}",
     )

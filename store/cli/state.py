@@ -9,8 +9,6 @@ A file is claimed by one serve at a time (`StateLock`) and replaced whole at eac
 
 from __future__ import annotations
 
-import base64
-import binascii
 import errno
 import fcntl
 import json
@@ -24,6 +22,7 @@ from botocore.exceptions import ClientError, ParamValidationError
 
 from .errors import BAD_INPUT, ENVIRONMENT, CliError
 from .files import replacing, temp_sibling
+from .wire import binary_as, to_bytes, to_text
 
 ClientFor = Callable[[str], Any]
 
@@ -102,7 +101,7 @@ def save(client_for: ClientFor, regions: Iterable[str], path: Path) -> int:
     for region in sorted(set(regions)):
         client = client_for(region)
         for name in _table_names(client):
-            items = [_binary_as(_to_text, item) for item in _scan(client, name)]
+            items = [binary_as(to_text, item) for item in _scan(client, name)]
             count += len(items)
             tables.append(
                 {
@@ -137,7 +136,7 @@ def load(client_for: ClientFor, path: Path) -> int:
                         "AttributeName": table["ttl_attribute"],
                     },
                 )
-            items = [_binary_as(_to_bytes, item) for item in table["items"]]
+            items = [binary_as(to_bytes, item) for item in table["items"]]
             for start in range(0, len(items), 25):
                 batch = [{"PutRequest": {"Item": item}} for item in items[start : start + 25]]
                 client.batch_write_item(RequestItems={name: batch})
@@ -192,37 +191,6 @@ def _not_a_snapshot(path: Path, problem: str) -> CliError:
         "another --state file (serve creates it).",
         BAD_INPUT,
     )
-
-
-def _to_text(data: bytes) -> str:
-    return base64.b64encode(data).decode()
-
-
-def _to_bytes(text: Any) -> bytes:
-    try:
-        return base64.b64decode(str(text), validate=True)
-    except binascii.Error as error:
-        raise ValueError(f"binary value {text!r:.40} is not base64 ({error})") from None
-
-
-def _binary_as(convert: Callable[[Any], Any], item: dict[str, Any]) -> dict[str, Any]:
-    """An item (DynamoDB JSON) with every binary value, at any depth, converted."""
-
-    def value(attribute: Any) -> Any:
-        if not (isinstance(attribute, dict) and len(attribute) == 1):
-            raise ValueError(f"{attribute!r:.60} is not a DynamoDB JSON value")
-        ((kind, inner),) = attribute.items()
-        if kind == "B":
-            return {kind: convert(inner)}
-        if kind == "BS" and isinstance(inner, list):
-            return {kind: [convert(element) for element in inner]}
-        if kind == "M" and isinstance(inner, dict):
-            return {kind: {name: value(child) for name, child in inner.items()}}
-        if kind == "L" and isinstance(inner, list):
-            return {kind: [value(child) for child in inner]}
-        return attribute  # any other shape: the endpoint validates it
-
-    return {name: value(attribute) for name, attribute in item.items()}
 
 
 def _table_names(client: Any) -> list[str]:

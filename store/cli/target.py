@@ -12,6 +12,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from botocore.config import Config
 from botocore.exceptions import ConnectionError as BotoConnectionError
+from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.base import Item
 
 from ..config import StoreSettings, load_settings
@@ -31,6 +32,9 @@ CONNECT_TIMEOUT_SECONDS = 1
 CONNECTION_ATTEMPTS = 2
 CLI_BOTO_CONFIG = Config(connect_timeout=CONNECT_TIMEOUT_SECONDS)
 
+# The configurable key of the savers the command line builds for one tenant: any name
+# does, as a thread's keys hold the tenant's value, never the key's name.
+TENANT_KEY = "tenant"
 LEXICAL_PROVIDER = "langgraph.store.dynamodb.testing.embedder.LexicalEmbeddings"
 MINILM_PROVIDER = "langgraph.store.dynamodb.local_embeddings.MiniLMEmbeddings"
 
@@ -147,15 +151,33 @@ class Target:
         """A store on the target table. With `index`, it embeds with the configured model,
         else with the model the table's vector index has pinned (key-value only when
         neither exists)."""
-        if not (self.settings.region or self.settings.session().region_name):
-            raise CliError(
-                "No AWS region: pass --region us-east-1 or set AWS_DEFAULT_REGION.", ENVIRONMENT
-            )
+        self._check_region()
         key_value = _cli_store(self.table, self.settings.with_overrides(embed=""))
         if not index:
             return key_value
         settings = self.embedding_settings(key_value)
         return _cli_store(self.table, settings) if settings.embed else key_value
+
+    def saver(self, tenant: str | None = None) -> DynamoDBSaver:
+        """A checkpointer on the target table, for the threads of `tenant` (those a saver
+        with a `tenant_key` wrote for that tenant) or, for None, of a saver without one."""
+        self._check_region()
+        saver = DynamoDBSaver(
+            self.table,
+            boto_config=CLI_BOTO_CONFIG,
+            tenant_key=None if tenant is None else TENANT_KEY,
+            region_name=self.settings.region,
+            endpoint_url=self.settings.endpoint_url,
+            boto3_session=self.settings.session(),
+        )
+        fail_fast_on_connection_errors(saver.client)
+        return saver if tenant is None else saver.for_tenant(tenant)
+
+    def _check_region(self) -> None:
+        if not (self.settings.region or self.settings.session().region_name):
+            raise CliError(
+                "No AWS region: pass --region us-east-1 or set AWS_DEFAULT_REGION.", ENVIRONMENT
+            )
 
     def missing_table(self) -> str:
         """What to say when the target table does not exist: where it was looked for and

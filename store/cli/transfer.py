@@ -265,6 +265,11 @@ def _parse(line: str, now: float) -> Memory:
         raise ValueError(f"not JSON ({error})") from None
     if not isinstance(record, dict):
         raise ValueError(f"a JSON object is expected, got {type(record).__name__}")
+    if "thread_id" in record and "row" in record:
+        raise ValueError(
+            "it is a thread's row (a `threads export` line): import it with "
+            "`dynamodb-memory threads import`"
+        )
     unknown = sorted(set(record) - set(FIELDS))
     if unknown:
         raise ValueError(f"unknown field(s) {unknown}; known: {list(FIELDS)}")

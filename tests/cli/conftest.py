@@ -104,8 +104,12 @@ class Cli:
         self.server = server
         self.runner = CliRunner()
 
-    def __call__(self, *args: str, env: dict[str, str] | None = None) -> Result:
-        return self.runner.invoke(app, list(args), env={**self.server.env(), **(env or {})})
+    def __call__(
+        self, *args: str, env: dict[str, str] | None = None, input: str | None = None
+    ) -> Result:
+        return self.runner.invoke(
+            app, list(args), env={**self.server.env(), **(env or {})}, input=input
+        )
 
     def json(self, *args: str) -> Any:
         result = self(*args, "--json")

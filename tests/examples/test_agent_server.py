@@ -1,4 +1,5 @@
-"""The Agent Server store factory, loaded the way `langgraph.json` names it."""
+"""The Agent Server store and checkpointer factories, loaded the way `langgraph.json`
+names them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.agent_server import generate_store
 from langgraph.store.dynamodb.testing import mock_aws
@@ -92,6 +94,44 @@ async def test_the_graph_runs_offline_with_agent_model_fake(
             reply = await say("tuesday", "How should we contact this user, email or phone?")
             assert reply.endswith("prefers email, never phone calls")
             assert (await store.aget(("memories", "user-8812"), "m1")) is not None
+
+
+@pytest.mark.usefixtures("server_path")
+async def test_langgraph_json_checkpointer_keeps_threads_on_the_store_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server builds the graph with both factories: a thread resumes from the table
+    in a checkpointer opened afresh (another server process), its memories alongside."""
+    config = json.loads((SERVER_DIR / "langgraph.json").read_text())
+    for name, value in {**config["env"], "DYNAMODB_MEMORY_SETUP": "1"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("AGENT_MODEL", "fake")
+    graph = _load(config["graphs"]["support_agent"])
+    store_factory = _load(config["store"]["path"])
+    saver_factory = _load(config["checkpointer"]["path"])
+    thread: Any = {"configurable": {"thread_id": "monday"}}
+    context = {"user_id": "user-8812"}
+    with mock_aws():
+        async with store_factory() as store, saver_factory() as saver:
+            assert isinstance(saver, DynamoDBSaver) and saver.table_name == store.table_name
+            served = graph.copy(update={"store": store, "checkpointer": saver})
+            text = "Remember: prefers email, never phone calls"
+            await served.ainvoke(
+                {"messages": [{"role": "user", "content": text}]}, thread, context=context
+            )
+        async with store_factory() as store, saver_factory() as saver:  # a restart
+            served = graph.copy(update={"store": store, "checkpointer": saver})
+            before = (await served.aget_state(thread)).values["messages"]
+            assert before[0].content == text  # the thread, from DynamoDB
+            question = "How should we contact this user, email or phone?"
+            state = await served.ainvoke(
+                {"messages": [{"role": "user", "content": question}]}, thread, context=context
+            )
+            assert state["messages"][: len(before)] == before
+            assert str(state["messages"][-1].content).endswith("prefers email, never phone calls")
+            assert saver.threads() == ["monday"]
+        with pytest.raises(RuntimeError):  # closed on exit (its pool is shut down)
+            await saver.aget_tuple(thread)
 
 
 async def test_factory_reads_a_config_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""`make demo` runs the scenario end to end, in a fresh process, well under a minute."""
+"""`make demo` runs the scenario end to end, in a fresh process, well under a minute, and
+a second process resumes one of its threads from the table."""
 
 from __future__ import annotations
 
@@ -43,6 +44,25 @@ def _check_scenario(out: str) -> None:
     assert "acme-corp memories seen by globex: none" in isolation
     assert "Account runs a proxy" not in isolation
     assert "1 found now" in out and "after 4 s: 0 found" in out
+    _check_resumed_in_a_second_process(out)
+
+
+def _check_resumed_in_a_second_process(out: str) -> None:
+    """Step 7: a child process (another pid) loads thread t1 from DynamoDB, recalls the
+    user's memories from the store, adds a turn the first process then reads back."""
+    resumed = out.split("7. A second process resumes thread t1 from DynamoDB")[1]
+    child = re.search(
+        r"second process, pid (\d+): python -m langgraph\.store\.dynamodb\.demo --resume t1 "
+        r"--endpoint-url http://127\.0\.0\.1:\d+",
+        resumed,
+    )
+    parent = re.search(r"Back in the first process \(pid (\d+)\)", resumed)
+    assert child and parent and child[1] != parent[1]
+    assert f"A fresh Python process (pid {child[1]})" in resumed
+    assert "loaded from DynamoDB by DynamoDBSaver: 6 messages" in resumed
+    assert "Remember: Account runs a proxy" in resumed  # the thread's first message
+    assert re.search(r"│ 1\s+│ [\d.]+\s+│ mem-1 │ Account runs a proxy", resumed)
+    assert "6 messages before, 8 now" in resumed and f"written by pid {child[1]}" in resumed
 
 
 def test_demo_runs_the_agent_scenario_with_the_lexical_embedder() -> None:

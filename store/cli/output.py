@@ -1,0 +1,27 @@
+"""What every command prints: JSON lines with --json, else Rich on the console."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+
+from .target import Target
+
+console = Console(highlight=False)
+
+
+def print_json(data: Any) -> None:
+    """`data` as one line of JSON on stdout."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+
+
+def done(target: Target, data: Any, message: str) -> None:
+    """Report a finished command: `data` as JSON with --json, else a check mark and
+    `message`."""
+    if target.json:
+        print_json(data)
+    else:
+        console.print(f"[green]✓[/] {message}")
