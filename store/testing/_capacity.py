@@ -23,6 +23,7 @@ transactions.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import threading
@@ -254,4 +255,5 @@ def measured_query(original: Callable[..., Any]) -> Callable[..., Any]:
             _query_scan.size = sum(_size(item.to_json()["Attributes"]) for item in items)
         return answer
 
+    functools.update_wrapper(table_query, original)  # its signature, for `partition_query`
     return table_query
