@@ -33,6 +33,7 @@ STEPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
         ("bench.bench_stream", "--puts", "20", "--reindex", "200"),
         "stream.txt",
     ),
+    ("usage accounting: requests and CPU", ("bench.usage_overhead",), "usage-overhead.txt"),
     ("emulator: Query of one partition", ("bench.emulator_query",), "emulator-query.txt"),
     ("emulator: SearchVectors", ("bench.bench_search_vectors",), "emulator-search.txt"),
     (

@@ -62,6 +62,7 @@ from .registry import Registry
 from .rows import VALUE
 from .tracing import Tracing
 from .ttl import EXPIRES_AT, SWEEPER
+from .usage import UsageHook, UsageLogSink, UsageMeter
 from .values import decode_value
 from .vector_rows import carried
 from .vector_writes import DEFAULT_CONCURRENCY, BatchEmbedder, EmbedJob, VectorWriter
@@ -125,6 +126,8 @@ class StreamConsumer:
     The model is the table's pinned one: give `embeddings` (checked against the pin),
     or nothing to use the pinned Bedrock model. `dims` defaults to the pinned dims.
     With `tracing`, X-Ray traces each batch and its embedding and write phases.
+    `on_usage` receives its usage per tenant group, as `DynamoDBStore`'s does; a buffering
+    hook (`usage.UsageLogSink`) is flushed after each batch.
     """
 
     def __init__(
@@ -139,6 +142,7 @@ class StreamConsumer:
         region_name: str | None = None,
         endpoint_url: str | None = None,
         tracing: bool = False,
+        on_usage: UsageHook | None = None,
     ) -> None:
         self.table_name = table_name
         self.index_name = index_name
@@ -155,6 +159,8 @@ class StreamConsumer:
         self._endpoint = endpoint_url
         self._model: ModelIdentity | None = None
         self._fields: tuple[str, ...] = ("$",)
+        self._usage = UsageMeter(on_usage, table_name)
+        self._usage.attach(self._client)
         self._writer = VectorWriter(self._client, table_name)
         self._registry = Registry(self._client, table_name, consistent=True)
         self._tracing = Tracing(tracing, SERVICE)
@@ -223,8 +229,11 @@ class StreamConsumer:
                 extra={"table": self.table_name, "records": len(records)},
             )
             raise
-        embedder = BatchEmbedder(embeddings, model, concurrency=self.concurrency)
-        outcomes = self.process(records, embedder)
+        embedder = BatchEmbedder(embeddings, model, concurrency=self.concurrency, usage=self._usage)
+        try:
+            outcomes = self.process(records, embedder)
+        finally:
+            self._usage.flush()
         self._report(outcomes, embedder)
 
         def record_handler(record: DynamoDBRecord) -> str:
@@ -430,7 +439,7 @@ def consumer_from_env(env: Mapping[str, str] | None = None) -> StreamConsumer:
     `TABLE_NAME` (required), `INDEX_NAME`, `EMBEDDING_MODEL_ID`, `EMBEDDING_DIMS`,
     `EMBEDDING_NORMALIZE` ("true"/"false"), `EMBED_CONCURRENCY`, `TRACING` ("true": X-Ray).
     Without a model id the table's pinned Bedrock model is used; with one, it must match
-    the pin."""
+    the pin. Usage per tenant goes to the log as JSON (`usage.UsageLogSink`)."""
     env = os.environ if env is None else env
     table = env.get("TABLE_NAME")
     if not table:
@@ -454,4 +463,5 @@ def consumer_from_env(env: Mapping[str, str] | None = None) -> StreamConsumer:
         index_name=env.get("INDEX_NAME") or DEFAULT_INDEX_NAME,
         concurrency=int(env.get("EMBED_CONCURRENCY") or DEFAULT_CONCURRENCY),
         tracing=env.get("TRACING", "false").lower() == "true",
+        on_usage=UsageLogSink(),
     )

@@ -15,7 +15,7 @@ from typing import Any
 from langgraph.store.base import Op, PutOp, SearchOp, get_text_at_path
 
 from .index_config import IndexSettings
-from .keys import MAX_SORT_KEY_BYTES, PK, SK, item_key_of
+from .keys import MAX_SORT_KEY_BYTES, PK, SK, Namespace, group_of, item_key_of
 from .model_pin import ModelIdentity
 from .rows import check_row_size
 
@@ -152,6 +152,17 @@ class EmbeddingPlan:
     def writes_vectors(self) -> bool:
         """Whether the batch writes vectors of the pinned model, now or through the stream."""
         return bool(self.jobs or self.pending)
+
+    def groups(self, ops: Sequence[Op]) -> list[tuple[Namespace, list[str]]]:
+        """The texts embedded in this call by tenant group: each put's by its namespace,
+        each distinct query by the prefix of the first search asking it."""
+        found = [(group_of(ops[i].namespace), texts) for i, texts in self.jobs]  # type: ignore[union-attr]
+        for query in self.queries:
+            prefix = next(
+                op.namespace_prefix for op in ops if isinstance(op, SearchOp) and op.query == query
+            )
+            found.append((group_of(prefix), [query]))
+        return found
 
 
 def plan_embeddings(

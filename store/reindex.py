@@ -148,7 +148,9 @@ class _Run:
         max_items_per_second: float | None,
     ) -> None:
         self._settings = settings
-        self._embedder = BatchEmbedder(settings.embeddings, settings.model, concurrency=concurrency)
+        self._embedder = BatchEmbedder(
+            settings.embeddings, settings.model, concurrency=concurrency, usage=store.usage
+        )
         self._writer = VectorWriter(store.client, store.table_name)
         self._concurrency = max(1, concurrency)
         self._rate = max_items_per_second

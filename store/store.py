@@ -39,6 +39,7 @@ from .rows import (
 from .semantic_search import SemanticSearch, check_page
 from .table_spec import table_spec
 from .ttl import check_ttl
+from .usage import UsageHook, UsageMeter
 from .vector_index import ensure_index
 from .writes import Writer
 
@@ -72,6 +73,10 @@ class DynamoDBStore(BaseStore):
     batch's internal fan-out shares that pool. `max_connections` sizes botocore's HTTP
     connection pool (default: `max_concurrency`, or `boto_config.max_pool_connections`
     when you set it); it may not be smaller than `max_concurrency`.
+
+    `on_usage` receives a `usage.UsageRecord` per DynamoDB request (its consumed capacity,
+    asked for on the request itself) and per embedding, by tenant group (the namespace's
+    first two labels); `usage.UsageLogSink()` writes them as JSON logs (docs/usage.md).
     """
 
     supports_ttl = True
@@ -90,6 +95,7 @@ class DynamoDBStore(BaseStore):
         max_fanout: int = DEFAULT_MAX_FANOUT,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
         max_connections: int | None = None,
+        on_usage: UsageHook | None = None,
     ) -> None:
         if not table_name or not isinstance(table_name, str):
             raise ValueError("table_name must be a non-empty string")
@@ -115,6 +121,8 @@ class DynamoDBStore(BaseStore):
             boto3_session=boto3_session,
             boto_config=Config(max_pool_connections=connections).merge(boto_config or Config()),
         )
+        self._usage = UsageMeter(on_usage, table_name)
+        self._usage.attach(self._client)
         self._pool = StorePool(max_concurrency, name=f"dynamodb-store-{table_name}")
         self._registry = Registry(self._client, table_name, consistent=consistent_read)
         self._index: IndexSettings | None = parse_index_config(index) if index else None
@@ -137,6 +145,11 @@ class DynamoDBStore(BaseStore):
     def index_settings(self) -> IndexSettings | None:
         """The validated index configuration (None for a key-value store)."""
         return self._index
+
+    @property
+    def usage(self) -> UsageMeter:
+        """The meter reporting this store's usage to `on_usage` (reindex reports through it)."""
+        return self._usage
 
     @property
     def client(self) -> Any:
@@ -339,6 +352,7 @@ class DynamoDBStore(BaseStore):
     ) -> list[Result]:
         extras: dict[int, list[Any]] = {}
         if self._index:
+            self._usage.embedded(plan.groups(ops))
             extras = attach_vectors(self._index, plan, rows, documents)
             check_vectors(queries, self._index.dims, len(plan.queries))
             if plan.writes_vectors or plan.queries:

@@ -41,6 +41,7 @@ from .errors import raise_if_collection_full
 from .keys import PK, SK, decode_namespace
 from .model_pin import BEDROCK, ModelIdentity
 from .rows import UPDATED_AT
+from .usage import UsageMeter, group_of_partition
 
 DEFAULT_CONCURRENCY = 8
 GENERIC_BATCH = 96
@@ -94,7 +95,8 @@ class EmbedStats:
 
 
 class BatchEmbedder:
-    """Embeds the texts of many jobs with batching, bounded concurrency and retries."""
+    """Embeds the texts of many jobs with batching, bounded concurrency and retries;
+    reports each successful call's texts to `usage`, by group."""
 
     def __init__(
         self,
@@ -103,8 +105,10 @@ class BatchEmbedder:
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
         batch_size: int | None = None,
+        usage: UsageMeter | None = None,
     ) -> None:
         self._embeddings = embeddings
+        self._usage = usage
         self._model = model
         self._concurrency = max(1, concurrency)
         self._batch_size = batch_size or batch_size_for(model)
@@ -128,6 +132,8 @@ class BatchEmbedder:
         try:
             vectors = self._call(texts)
             check_vectors(vectors, self._model.dims, len(texts))
+            if self._usage is not None:
+                self._usage.embedded((group_of_partition(jobs[i].pk), jobs[i].texts) for i in group)
         except Exception as error:
             if len(group) == 1:
                 return [error]

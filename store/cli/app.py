@@ -25,6 +25,7 @@ from .. import table as table_module
 from ..index_config import DEFAULT_INDEX_NAME
 from ..permissions import PLACEHOLDERS, Component, Resources
 from ..store import DynamoDBStore
+from ..tenants import tenant_storage
 from ..vector_index import find_index
 from . import serve as serving
 from . import threads, transfer
@@ -360,6 +361,42 @@ def list_namespaces(
         console.print(".".join(namespace))
     if len(namespaces) == limit:
         stderr.print(f"More may follow: --offset {offset + limit} shows the next page.")
+
+
+@app.command()
+@friendly
+@targeted()
+def usage(
+    target: Target,
+    prefix: Annotated[str, typer.Argument(help="Namespace prefix, e.g. memories.acme")] = "",
+) -> None:
+    """What each tenant (the first two labels of a namespace) stores under PREFIX:
+    namespaces, items, vectors, approximate bytes. Reads the namespace registry and counts
+    each namespace with two Queries: no Scan."""
+    store = target.store(index=False)
+    tenants = tenant_storage(store.client, store.table_name, parse_namespace(prefix))
+    if target.json:
+        _print_json(
+            [
+                {
+                    "tenant": t.tenant,
+                    "namespaces": t.namespaces,
+                    "items": t.items,
+                    "vectors": t.vectors,
+                    "approx_bytes": t.approx_bytes,
+                }
+                for t in tenants
+            ]
+        )
+        return
+    grid = Table(title=f"Usage per tenant in {store.table_name}", title_justify="left")
+    for column in ("tenant", "namespaces", "items", "vectors", "approx. bytes"):
+        grid.add_column(column, justify="left" if column == "tenant" else "right")
+    for t in tenants:
+        grid.add_row(
+            t.tenant, *(f"{n:,}" for n in (t.namespaces, t.items, t.vectors, t.approx_bytes))
+        )
+    console.print(grid)
 
 
 @app.command()

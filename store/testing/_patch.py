@@ -1,15 +1,16 @@
 """Idempotent patches that teach moto's DynamoDB and Bedrock runtime the emulated features.
 
-Vector-index and LSI hooks are harmless for tables without them: they return to moto's
-own code path unless the table has one (LSI limits: see `_collections`). Three patches
-apply to every table, to behave as DynamoDB does: each request is atomic and isolated (one
-lock around moto's DynamoDB and Streams request handling: moto's UpdateItem inserts a
-keys-only row before applying the update), a rejected UpdateItem leaves the item as it
-was, and the item size limit is DynamoDB's 409,600 bytes counted with DynamoDB's rules
-(`store.values`). Others change only how much work moto does, never its answers: a Query
-reads only its partition (`_partition_query`), and Scans, copies and projections skip
-moto's per-item overheads (`_read_speed`). With IAM enforced, DynamoDB, Streams and Bedrock
-requests are authorized against the resources AWS authorizes (`_iam`).
+Vector-index and LSI hooks are harmless for tables without them: they return to moto's own
+code path unless the table has one (LSI limits: see `_collections`). Item operations report
+the capacity DynamoDB would (`_capacity`). Three patches apply to every table, to behave as
+DynamoDB does: each request is atomic and isolated (one lock around moto's DynamoDB and
+Streams request handling: moto's UpdateItem inserts a keys-only row before applying the
+update), a rejected UpdateItem leaves the item as it was, and the item size limit is
+DynamoDB's 409,600 bytes counted with DynamoDB's rules (`store.values`). Others change only
+how much work moto does, never its answers: a Query reads only its partition
+(`_partition_query`), and Scans, copies and projections skip moto's per-item overheads
+(`_read_speed`). With IAM enforced, DynamoDB, Streams and Bedrock requests are authorized
+against the resources AWS authorizes (`_iam`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from moto.dynamodbstreams import urls as streams_urls
 from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
 
 from ..values import MAX_ITEM_BYTES, attribute_size
+from . import _capacity as capacity
 from . import _collections as lsi
 from . import _iam, _lsi_fetch
 from . import _vector as v
@@ -392,7 +394,7 @@ def _delete_table(original: Callable[..., Any]) -> Any:
 
 
 def _query(original: Callable[..., Any]) -> Any:
-    return sharing_values(partition_query(original))
+    return sharing_values(partition_query(capacity.measured_query(original)))
 
 
 def _all_items(original: Callable[..., Any]) -> Any:
@@ -406,9 +408,19 @@ PATCHES: tuple[tuple[Any, str, tuple[str, ...], Callable[[Any], Any]], ...] = (
     (DynamoDBStreamsHandler, "call_action", ("self",), _atomic),
     (DynamoHandler, "create_table", ("self",), _create_table),
     (DynamoHandler, "update_table", ("self",), _update_table),
-    (DynamoHandler, "query", ("self",), _check_index_name),
+    (DynamoHandler, "query", ("self",), lambda o: _check_index_name(capacity.query(o))),
     (DynamoHandler, "scan", ("self",), _check_index_name),
-    (DynamoHandler, "batch_write_item", ("self",), _batch_write_item),
+    (
+        DynamoHandler,
+        "batch_write_item",
+        ("self",),
+        lambda o: _batch_write_item(capacity.batch_write(o)),
+    ),
+    (DynamoHandler, "put_item", ("self",), capacity.single_write),
+    (DynamoHandler, "update_item", ("self",), capacity.single_write),
+    (DynamoHandler, "delete_item", ("self",), capacity.single_write),
+    (DynamoHandler, "get_item", ("self",), capacity.get_item),
+    (DynamoHandler, "batch_get_item", ("self",), capacity.batch_get),
     (LocalSecondaryIndex, "project", ("self", "item"), _lsi_fetch.project),
     (Table, "describe", ("self", "base_key"), _describe),
     (Table, "put_item", ("self", "item_attrs"), _table_put_item),
