@@ -180,11 +180,6 @@ class DynamoDBSaver(BaseCheckpointSaver[str]):
     ) -> None:
         await asyncio.to_thread(self.close)
 
-    @property
-    def client(self) -> Any:
-        """The boto3 DynamoDB client the saver talks through."""
-        return self._client
-
     # Keys from configs
 
     @property

@@ -376,7 +376,7 @@ def usage(
     store = target.store(index=False)
     tenants = tenant_storage(store.client, store.table_name, parse_namespace(prefix))
     if target.json:
-        _print_json(
+        print_json(
             [
                 {
                     "tenant": t.tenant,

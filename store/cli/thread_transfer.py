@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
-from langgraph.checkpoint.dynamodb.thread_keys import BLOB, CHECKPOINT, CHUNK, Thread
+from langgraph.store.dynamodb.thread_keys import BLOB, CHECKPOINT, CHUNK, Thread
 
 from .. import dynamo
 from ..keys import PK, SK
