@@ -182,10 +182,15 @@ class DynamoDBSaver(BaseCheckpointSaver[str]):
 
     # Keys from configs
 
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError(
+                f"This DynamoDBSaver on {self.table_name!r} is closed; create a new one."
+            )
+
     @property
     def _access(self) -> Access:
-        if self._closed:
-            raise RuntimeError(f"This DynamoDBSaver on {self.table_name!r} is closed.")
+        self._check_open()
         return Access(
             client=self._client,
             table=self.table_name,
@@ -196,6 +201,7 @@ class DynamoDBSaver(BaseCheckpointSaver[str]):
         )
 
     def _thread(self, config: RunnableConfig | None) -> Thread:
+        self._check_open()
         configurable = (config or {}).get("configurable") or {}
         thread_id = configurable.get("thread_id")
         if thread_id is None or thread_id == "":
@@ -225,6 +231,7 @@ class DynamoDBSaver(BaseCheckpointSaver[str]):
         return Thread(self._bound_tenant(), str(thread_id))
 
     def _bound_tenant(self) -> str:
+        self._check_open()
         if self.tenant_key is None:
             return ""
         if self._tenant is None:
@@ -324,6 +331,7 @@ class DynamoDBSaver(BaseCheckpointSaver[str]):
         """Checkpoints newest first: of the config's thread (and `checkpoint_ns` when
         given), or of every thread of the tenant for `config=None` (read from the
         thread registry, never a Scan); `filter` matches metadata by equality."""
+        self._check_open()
         pages = self._pages(config, filter, before, limit)
         while (page := self._pool.run(next, pages, None)) is not None:
             yield from page
@@ -597,6 +605,7 @@ class DynamoDBSaver(BaseCheckpointSaver[str]):
     # Async
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        self._check_open()
         thread = self._thread(config)
         found: CheckpointTuple | None = await self._pool.arun(self._get_tuple, thread, config)
         return found
@@ -609,6 +618,7 @@ class DynamoDBSaver(BaseCheckpointSaver[str]):
         before: RunnableConfig | None = None,
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
+        self._check_open()
         pages = self._pages(config, filter, before, limit)
         while (page := await self._pool.arun(next, pages, None)) is not None:
             for item in page:
@@ -621,6 +631,7 @@ class DynamoDBSaver(BaseCheckpointSaver[str]):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
+        self._check_open()
         stored: RunnableConfig = await self._pool.arun(
             self.put, config, checkpoint, metadata, new_versions
         )
@@ -633,19 +644,24 @@ class DynamoDBSaver(BaseCheckpointSaver[str]):
         task_id: str,
         task_path: str = "",
     ) -> None:
+        self._check_open()
         await self._pool.arun(self.put_writes, config, writes, task_id, task_path)
 
     async def adelete_thread(self, thread_id: str) -> None:
+        self._check_open()
         await self._pool.arun(self.delete_thread, thread_id)
 
     async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        self._check_open()
         await self._pool.arun(self.copy_thread, source_thread_id, target_thread_id)
 
     async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        self._check_open()
         upkeep.check_strategy(strategy)
         await self._pool.arun(lambda: self.prune(thread_ids, strategy=strategy))
 
     async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        self._check_open()
         if run_ids:
             await self._pool.arun(self.delete_for_runs, run_ids)
 

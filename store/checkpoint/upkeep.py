@@ -20,6 +20,7 @@ from langgraph.store.dynamodb.thread_keys import (
     run_pk,
     run_sk,
 )
+from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES
 
 from .access import Access
 from .payloads import TYPE, chunk_keys, unpack
@@ -85,9 +86,19 @@ def write_thread(access: Access, target: Thread, rows: Sequence[dict[str, Any]])
     moved = [{**row, PK: target.pk, **ttl} for row in rows]
     access.write([r for r in moved if not _is_checkpoint(r)], [])
     checkpoints = [r for r in moved if _is_checkpoint(r)]
-    runs = [{**_run_key(target, r), **ttl} for r in checkpoints if RUN in r]
-    access.write(checkpoints + runs + [registry_row(target, ttl)], [])
+    listed = ttl or _longest_expiry(moved)
+    runs = [{**_run_key(target, r), **listed} for r in checkpoints if RUN in r]
+    access.write(checkpoints + runs + [registry_row(target, listed)], [])
     return len(rows)
+
+
+def _longest_expiry(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """TTL attributes that outlive every row, when every row expires (none otherwise): a
+    thread copied without the saver's TTL stays listed exactly as long as its rows live."""
+    if not rows or any(EXPIRES_AT not in r for r in rows):
+        return {}
+    last = max(rows, key=lambda r: int(r[EXPIRES_AT]))
+    return {k: last[k] for k in (EXPIRES_AT, TTL_MINUTES) if k in last}
 
 
 def prune_keep_latest(access: Access, thread: Thread) -> int:

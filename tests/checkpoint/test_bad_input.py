@@ -133,3 +133,14 @@ def test_writes_that_land_before_their_checkpoint_are_kept(saver: DynamoDBSaver)
     saver.put(_config(), checkpoint, {}, versions)
     found = saver.get_tuple(early)
     assert found is not None and found.pending_writes == [("task", "a", 2)]
+
+
+async def test_a_closed_saver_says_so(emulation: None) -> None:
+    saver = DynamoDBSaver(TABLE, region_name="us-east-1")
+    saver.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        await saver.aget_tuple(_config())
+    with pytest.raises(RuntimeError, match="closed"):
+        saver.get_tuple(_config())
+    with pytest.raises(RuntimeError, match="closed"):
+        [t async for t in saver.alist(_config())]

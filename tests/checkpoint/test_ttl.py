@@ -62,3 +62,16 @@ def test_a_read_writes_nothing_until_a_tenth_of_the_ttl_has_passed(
     clock.advance(60)
     expiring.get_tuple(CONFIG)
     assert counter.calls["TransactWriteItems"] == 1
+
+
+def test_a_thread_restored_without_a_ttl_stays_listed_only_while_its_rows_live(
+    expiring: DynamoDBSaver, clock: FakeClock
+) -> None:
+    chat_graph(expiring).invoke(say("hi"), CONFIG)
+    rows = expiring.thread_rows("t")
+    with DynamoDBSaver(TABLE, region_name="us-east-1") as plain:
+        plain.write_thread_rows("copy", rows)
+        assert set(plain.threads()) == {"t", "copy"}
+        clock.advance(10 * 60 + 1)
+        expire_ttl_items(TABLE, now=clock.now())
+        assert plain.threads() == []
