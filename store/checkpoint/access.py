@@ -80,11 +80,13 @@ class Access:
         *,
         below: str | None = None,
         checkpoints_only: bool = False,
+        expired_too: bool = False,
         **kwargs: Any,
     ) -> Iterator[dict[str, Any]]:
         """Every live row of partition `pk` whose sort key starts with `prefix` (and is
         at most `below`), deserialized, following pages lazily; rows past their expiry are
-        skipped, and with `checkpoints_only` so are rows holding only pending writes."""
+        skipped (unless `expired_too`: deleting a thread deletes those too), and with
+        `checkpoints_only` so are rows holding only pending writes."""
         names = {"#pk": PK}
         values: dict[str, Any] = {":pk": {"S": pk}}
         condition = "#pk = :pk"
@@ -109,7 +111,7 @@ class Access:
             ConsistentRead=self.consistent,
             **kwargs,
         ):
-            if not is_expired(row, now):
+            if expired_too or not is_expired(row, now):
                 yield row
 
     def get_many(self, keys: Sequence[dict[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from langgraph.store.dynamodb import clock
 from langgraph.store.dynamodb.keys import PK, SK
 from langgraph.store.dynamodb.thread_keys import (
     CHECKPOINT,
@@ -20,7 +21,7 @@ from langgraph.store.dynamodb.thread_keys import (
     run_pk,
     run_sk,
 )
-from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES
+from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES, is_expired
 
 from .access import Access
 from .payloads import TYPE, chunk_keys, unpack
@@ -56,15 +57,17 @@ def _is_checkpoint(row: dict[str, Any]) -> bool:
 
 
 def delete_thread(access: Access, thread: Thread) -> int:
-    """Delete every row of `thread`, its run index rows and its registry row; checkpoint
-    rows go first, so a concurrent reader never sees a checkpoint without its values."""
-    rows = list(access.query(thread.pk))
+    """Delete every row of `thread`, its run index rows and its registry row, in an order
+    that a rerun after a crash completes: the run index rows first (only the checkpoint
+    rows lead to them), then the checkpoints (so a concurrent reader never sees one
+    without its values), then the values, and the registry row last. Returns the thread's
+    rows deleted."""
+    rows = list(access.query(thread.pk, expired_too=True))
     checkpoints = [r for r in rows if _is_checkpoint(r)]
+    access.write([], [_run_key(thread, r) for r in checkpoints if RUN in r])
     access.write([], [_key(r) for r in checkpoints])
-    others = [_key(r) for r in rows if not _is_checkpoint(r)]
-    others += [_run_key(thread, r) for r in checkpoints if RUN in r]
-    others.append({PK: registry_pk(thread.tenant), SK: thread.thread_id})
-    access.write([], others)
+    access.write([], [_key(r) for r in rows if not _is_checkpoint(r)])
+    access.write([], [{PK: registry_pk(thread.tenant), SK: thread.thread_id}])
     return len(rows)
 
 
@@ -107,11 +110,12 @@ def prune_keep_latest(access: Access, thread: Thread) -> int:
     latest does not store replays from (LangGraph's `DeltaChannel`), back to the one
     that stores it; delete every other row of the thread (older checkpoints, their values
     and writes, chunks no kept row refers to). Returns rows deleted."""
-    rows = list(access.query(thread.pk))
+    rows = list(access.query(thread.pk, expired_too=True))
     by_key = {(r[PK], r[SK]): r for r in rows}
     latest: dict[str, dict[str, Any]] = {}
+    now = clock.now()
     for row in rows:
-        if _is_checkpoint(row) and CP in row:
+        if _is_checkpoint(row) and CP in row and not is_expired(row, now):
             ns, _ = parse_checkpoint_sk(row[SK])
             latest[ns] = row  # rows come in key order: the last one per namespace wins
     keep: set[tuple[str, str]] = set()
@@ -132,8 +136,8 @@ def prune_keep_latest(access: Access, thread: Thread) -> int:
 def _chain(
     access: Access, ns: str, row: dict[str, Any], by_key: dict[tuple[str, str], Any]
 ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """`row` and the ancestors needed to rebuild the channels it stores no value for, each
-    with its checkpoint (nearest first)."""
+    """`row` and the ancestors needed to rebuild its delta channels that it stores no
+    value for (back to the one storing their snapshot), each with its checkpoint."""
     chain: list[tuple[dict[str, Any], dict[str, Any]]] = []
     waiting: set[str] | None = None
     current: dict[str, Any] | None = row
@@ -150,7 +154,7 @@ def _chain(
             if _stores_value(by_key.get((row[PK], blob_sk(ns, channel, version))))
         }
         if waiting is None:
-            waiting = set(checkpoint["channel_versions"]) - stored
+            waiting = _delta_channels(access, row, by_key) - stored
         else:
             waiting -= stored
         parent = row.get(PARENT)
@@ -158,6 +162,16 @@ def _chain(
             break
         current = by_key.get((row[PK], checkpoint_sk(ns, str(parent))))
     return chain
+
+
+def _delta_channels(
+    access: Access, row: dict[str, Any], by_key: dict[tuple[str, str], Any]
+) -> set[str]:
+    """The `DeltaChannel`s of a checkpoint: those LangGraph counts updates since their
+    last snapshot for, in the metadata (`counters_since_delta_snapshot`)."""
+    typed = unpack(row[PK], row[SK], MD, row[MD], by_key)
+    metadata = access.serde.loads_typed(typed) if typed else {}
+    return set(metadata.get("counters_since_delta_snapshot") or {})
 
 
 def _stores_value(head: dict[str, Any] | None) -> bool:

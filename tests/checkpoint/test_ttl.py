@@ -75,3 +75,19 @@ def test_a_thread_restored_without_a_ttl_stays_listed_only_while_its_rows_live(
         clock.advance(10 * 60 + 1)
         expire_ttl_items(TABLE, now=clock.now())
         assert plain.threads() == []
+
+
+def test_deleting_or_pruning_a_thread_also_removes_its_expired_rows(
+    expiring: DynamoDBSaver, clock: FakeClock
+) -> None:
+    graph = chat_graph(expiring)
+    graph.invoke(say("old"), CONFIG)
+    graph.invoke(say("old too"), {"configurable": {"thread_id": "u"}})
+    clock.advance(10 * 60 + 1)  # expired, not yet swept
+    graph.invoke(say("new"), {"configurable": {"thread_id": "u"}})
+    expiring.prune(["u"])
+    expiring.delete_thread("t")
+    left = [pk for pk, _ in all_rows(expiring.client, TABLE)]
+    assert not [pk for pk in left if pk.endswith("/t")]
+    assert expiring.get_tuple({"configurable": {"thread_id": "u"}}) is not None
+    assert len([pk for pk in left if pk.endswith("/u")]) <= 8
