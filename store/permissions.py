@@ -32,6 +32,7 @@ class Component(StrEnum):
     STREAM_POLLER = "stream-poller"  # Lambda's event source mapping, with the consumer's role
     REINDEX = "reindex"  # `reindex()` / `dynamodb-memory reindex`
     MIGRATION = "migration"  # `migration.copy_table()` from a table without the recency index
+    PURGE = "purge"  # `store.purge()` / `dynamodb-memory purge`: erasing a tenant
 
 
 class On(StrEnum):
@@ -114,6 +115,15 @@ NEEDS: dict[Component, frozenset[Permission]] = {
     )
     | _on(On.MODEL, "bedrock:InvokeModel"),
     Component.MIGRATION: _on(On.TABLE, "dynamodb:Scan", "dynamodb:BatchWriteItem"),
+    # Query: the registry, each partition, `._meta`; BatchWriteItem: the deletes; PutItem
+    # and DeleteItem: its checkpoint row. Never Scan.
+    Component.PURGE: _on(
+        On.TABLE,
+        "dynamodb:Query",
+        "dynamodb:BatchWriteItem",
+        "dynamodb:PutItem",
+        "dynamodb:DeleteItem",
+    ),
 }
 
 # Actions whose requests name partition keys, so `dynamodb:LeadingKeys` can confine them.

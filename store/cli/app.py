@@ -31,6 +31,7 @@ from . import serve as serving
 from . import transfer
 from .errors import ENVIRONMENT, NOT_FOUND, CliError, friendly, stderr
 from .files import replacing
+from .purge import purge_command
 from .status import table_status
 from .target import (
     JsonOpt,
@@ -50,6 +51,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+app.command("purge")(purge_command)
 console = Console(highlight=False)
 EXAMPLE_MODEL = "bedrock:amazon.titan-embed-text-v2:0"
 
