@@ -34,7 +34,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from botocore.exceptions import ClientError
 from langgraph.store.base import SearchOp, validate_op_namespace
 
 from . import clock, dynamo, vector_rows
@@ -162,7 +161,7 @@ def purge(
     scope = _Scope(client, table, check_scope(prefix, all_tenants=all_tenants), sources)
     checkpoint = _Checkpoint(client, table, scope.prefix)
     saved = checkpoint.acquire(force=force)
-    deleted: Counter[str] = Counter(saved.get("deleted", {}) if saved else {})
+    deleted = Counter({kind: int(n) for kind, n in (saved or {}).get("deleted", {}).items()})
     position = [str(saved.get("after", "")) if saved else ""]
     at_start = scope.namespaces()
 
@@ -427,10 +426,7 @@ class _Checkpoint:
         self._client.put_item(TableName=self._table, Item=dynamo.serialize(item))
 
     def clear(self) -> None:
-        try:
-            self._client.delete_item(TableName=self._table, Key=dynamo.serialize(self._key))
-        except ClientError as error:
-            logger.warning("Could not clear the purge checkpoint of %s: %r", self._prefix, error)
+        self._client.delete_item(TableName=self._table, Key=dynamo.serialize(self._key))
 
 
 def _overlaps(row: Mapping[str, Any], scope: str) -> bool:
