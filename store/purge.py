@@ -50,6 +50,7 @@ from .keys import (
     encode_namespace,
     namespace_of_registry_key,
     registry_prefix,
+    registry_sort_key,
 )
 from .registry import Registry
 from .reindex import CHECKPOINT_PREFIX as REINDEX_PREFIX
@@ -172,7 +173,9 @@ def purge(
         if on_progress is not None:
             on_progress(deleted.total())
 
-    scope.delete_partitions([ns for ns in at_start if _registry_key(ns) > position[0]], progress)
+    scope.delete_partitions(
+        [ns for ns in at_start if registry_sort_key(ns) > position[0]], progress
+    )
     for source in sources:
         progress(scope.delete(source.keys(scope.prefix), source.kind), None)
     verification = scope.verify(at_start, progress)
@@ -210,10 +213,6 @@ def census(
     return scope.census(rows, len(namespaces), started)
 
 
-def _registry_key(namespace: Namespace) -> str:
-    return registry_prefix(namespace)
-
-
 @dataclass
 class _Scope:
     """The rows at or below one prefix, and how to read and delete them."""
@@ -247,7 +246,7 @@ class _Scope:
         def flush(rows: list[tuple[int, Key]], reading: int) -> None:
             kinds = self.delete([key for _, key in rows])
             done = pending[0][0] if pending else reading  # namespaces before it are empty
-            progress(kinds, _registry_key(namespaces[done - 1]) if done else None)
+            progress(kinds, registry_sort_key(namespaces[done - 1]) if done else None)
 
         for index, namespace in enumerate(namespaces):
             for key in self._partition_keys(namespace):
@@ -276,7 +275,7 @@ class _Scope:
         started = time.perf_counter()
         registered = self._registered()
         namespaces = sorted(
-            set(at_start) | {_namespace(key) for key in registered}, key=_registry_key
+            set(at_start) | {_namespace(key) for key in registered}, key=registry_sort_key
         )
         rows, occupied = self.count_partitions(namespaces)
         emptied = [key for key in registered if _namespace(key) not in occupied]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -85,12 +86,16 @@ def _confirm(table: str, label: str, counted: Census) -> None:
 
 
 def _run(
-    target: Target, run: Any, scope: tuple[str, ...], all_tenants: bool, force: bool, total: int
+    target: Target,
+    run: Callable[..., PurgeResult],
+    scope: tuple[str, ...],
+    all_tenants: bool,
+    force: bool,
+    total: int,
 ) -> PurgeResult:
     """The purge, with a progress bar of the rows deleted unless the output is JSON."""
     if target.json:
-        result: PurgeResult = run(scope, all_tenants=all_tenants, force=force)
-        return result
+        return run(scope, all_tenants=all_tenants, force=force)
     columns = (TextColumn("Purging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("purge", total=max(total, 1))
@@ -98,8 +103,7 @@ def _run(
         def show(deleted: int) -> None:
             progress.update(task, completed=deleted, total=max(total, deleted, 1))
 
-        result = run(scope, all_tenants=all_tenants, force=force, on_progress=show)
-    return result
+        return run(scope, all_tenants=all_tenants, force=force, on_progress=show)
 
 
 def _label(prefix: tuple[str, ...]) -> str:

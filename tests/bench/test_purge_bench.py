@@ -3,8 +3,9 @@ minimum in both layouts (counts, never times)."""
 
 from __future__ import annotations
 
-from bench.purge import MINIMUM_PER_1000, make_store, many_users, measure, one_big_namespace
 from langgraph.store.dynamodb.testing import mock_aws
+
+from bench.purge import MINIMUM_PER_1000, make_store, many_users, measure, one_big_namespace
 
 
 def test_purge_batches_are_near_the_minimum() -> None:

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 from langgraph.store.base import InvalidNamespaceError
-from langgraph.store.dynamodb import DynamoDBStore, PurgeConflictError, reindex
-from langgraph.store.dynamodb.keys import GROUPS_PK, META_PK, PK, SK
+from langgraph.store.dynamodb import DynamoDBStore, PurgeConflictError, RowSource, reindex
+from langgraph.store.dynamodb.keys import GROUPS_PK, META_PK, PK, SK, Namespace
 from langgraph.store.dynamodb.purge import census
 from langgraph.store.dynamodb.testing import mock_aws
 
@@ -155,3 +155,40 @@ def test_apurge(store: DynamoDBStore) -> None:
     result = asyncio.run(store.apurge(TENANT))
     assert result.rows_left == 0
     assert under(rows(store), TENANT) == []
+
+
+THREADS = "._threads."  # where this test's stand-in checkpointer keeps a tenant's threads
+
+
+def thread_keys(store: DynamoDBStore) -> RowSource:
+    """A row source for threads kept in one partition per tenant (two labels)."""
+
+    def keys(prefix: Namespace) -> list[dict[str, str]]:
+        found = store.client.query(
+            TableName=store.table_name,
+            KeyConditionExpression="PK = :pk",
+            ExpressionAttributeValues={":pk": {"S": THREADS + ".".join(prefix)}},
+            ConsistentRead=True,
+        )["Items"]
+        return [{PK: row[PK]["S"], SK: row[SK]["S"]} for row in found]
+
+    return RowSource("threads", keys)
+
+
+def test_row_sources_are_purged_counted_and_verified(store: DynamoDBStore) -> None:
+    for tenant, count in ((TENANT, 30), (("memories", "beta"), 2)):
+        for n in range(count):
+            pk = THREADS + ".".join(tenant)
+            store.client.put_item(
+                TableName=store.table_name, Item={PK: {"S": pk}, SK: {"S": f"thread-{n}"}}
+            )
+    threads = thread_keys(store)
+    before = rows(store)
+    assert census(store.client, store.table_name, TENANT, sources=[threads]).rows["threads"] == 30
+    result = store.purge(TENANT, sources=[threads])
+    assert result.deleted["threads"] == 30
+    assert result.verification.rows["threads"] == 0
+    after = rows(store)
+    assert [r for r in after if r[PK]["S"].startswith(THREADS)] == [
+        r for r in before if r[PK]["S"] == THREADS + "memories.beta"
+    ]
