@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Callable
@@ -11,6 +12,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+
+from langgraph.checkpoint.dynamodb.erasure import thread_sources
 
 from ..purge import Census, PurgeConflictError, PurgeResult, census, check_scope
 from .errors import ENVIRONMENT, CliError, friendly
@@ -38,6 +41,14 @@ def purge_command(
         bool,
         typer.Option(help="Run even while a purge of an overlapping prefix is unfinished."),
     ] = False,
+    threads_tenant: Annotated[
+        str | None,
+        typer.Option(
+            "--threads-tenant",
+            help="Also erase this tenant's threads (a DynamoDBSaver with tenant_key): its "
+            "checkpoints, writes, thread list and run index.",
+        ),
+    ] = None,
 ) -> None:
     """Erase every memory, vector, index entry and registry row at or below PREFIX, then
     read every partition under it again and report what is left (0 when complete). Never
@@ -47,14 +58,22 @@ def purge_command(
     if target.json and not (yes or dry_run):
         raise CliError("--json cannot ask for confirmation: add --yes (or --dry-run).")
     store = target.store(index=False)
-    counted = census(store.client, store.table_name, scope, all_tenants=all_tenants)
+    sources = (
+        thread_sources(store.client, store.table_name, threads_tenant)
+        if threads_tenant is not None
+        else []
+    )
+    counted = census(
+        store.client, store.table_name, scope, all_tenants=all_tenants, sources=sources
+    )
     if dry_run:
         _show(target, {"dry_run": True, **_census_json(counted)}, _census_table(counted))
         return
     if counted.total and not yes:
         _confirm(target.table, _label(scope), counted)
     try:
-        result = _run(target, store.purge, scope, all_tenants, force, counted.total)
+        purge = functools.partial(store.purge, sources=sources)
+        result = _run(target, purge, scope, all_tenants, force, counted.total)
     except PurgeConflictError as error:
         raise CliError(str(error), ENVIRONMENT) from error
     _show(target, _result_json(result), _result_table(result))
