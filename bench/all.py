@@ -51,6 +51,11 @@ STEPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
         ("bench.cold_start",),
         "cold-start.md",
     ),
+    (
+        "purge: requests per 1,000 rows erased vs the 40-batch minimum",
+        ("bench.purge",),
+        "purge.md",
+    ),
     # issue 14's benchmark, on a reduced grid (the full one, ~11 min: docs/concurrency.md):
     # 20 ms per request, where the pool matters; up to 100 concurrent callers
     (

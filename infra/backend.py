@@ -61,8 +61,8 @@ class MemoryBackend(Construct):
     Exposes `table` (the L1 table: the L2 has no vector indexes), `table_name`,
     `table_arn`, `stream_arn`, `index_name`, `index_arn`, `function` (the stream
     consumer), `dlq`, `alarm_topic` (encrypted with `alarm_key`), `alarms` and `settings`;
-    `grant_memory_access` gives an app's role what the store needs, and `store_config` what
-    the app passes to the store.
+    `grant_memory_access` gives an app's role what the store needs, `grant_purge` an
+    operator's role what a purge needs, and `store_config` what the app passes to the store.
     """
 
     def __init__(
@@ -124,7 +124,19 @@ class MemoryBackend(Construct):
         app). Not CreateTable/UpdateTable: the stack owns the table. A read-only store must
         not refresh TTL on read, and its searches cannot delete the stale rows they meet
         (see docs/deploy.md)."""
-        component = Component.STORE_READ if read_only else (Component.STORE, Component.CHECKPOINTER)
+        return self._grant(
+            grantee,
+            Component.STORE_READ if read_only else (Component.STORE, Component.CHECKPOINTER),
+        )
+
+    def grant_purge(self, grantee: iam.IGrantable) -> iam.Grant:
+        """Grant what `store.purge()` / `dynamodb-memory purge` needs and nothing more
+        (`permissions.NEEDS[Component.PURGE]`): Query and BatchWriteItem on the table, and
+        PutItem/DeleteItem for its checkpoint row. Give it to an operator's role, not to an
+        app's: it erases whole tenants."""
+        return self._grant(grantee, Component.PURGE)
+
+    def _grant(self, grantee: iam.IGrantable, component: Components) -> iam.Grant:
         first, *rest = [
             iam.Grant.add_to_principal(
                 grantee=grantee, actions=statement.actions, resource_arns=statement.resources

@@ -33,6 +33,7 @@ class Component(StrEnum):
     REINDEX = "reindex"  # `reindex()` / `dynamodb-memory reindex`
     MIGRATION = "migration"  # `migration.copy_table()` from a table without the recency index
     CHECKPOINTER = "checkpointer"  # `DynamoDBSaver`: threads (short-term memory) on the table
+    PURGE = "purge"  # `store.purge()` / `dynamodb-memory purge`: erasing a tenant
 
 
 class On(StrEnum):
@@ -126,6 +127,15 @@ NEEDS: dict[Component, frozenset[Permission]] = {
         "dynamodb:PutItem",
         "dynamodb:UpdateItem",
         "dynamodb:BatchWriteItem",
+    ),
+    # Query: the registry, each partition, `._meta`; BatchWriteItem: the deletes; PutItem
+    # and DeleteItem: its checkpoint row. Never Scan.
+    Component.PURGE: _on(
+        On.TABLE,
+        "dynamodb:Query",
+        "dynamodb:BatchWriteItem",
+        "dynamodb:PutItem",
+        "dynamodb:DeleteItem",
     ),
 }
 

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
@@ -31,6 +31,7 @@ from .index_config import DEFAULT_MAX_FANOUT, DynamoIndexConfig, IndexSettings, 
 from .keys import PK, SK, Namespace, normalize_op, validate_op
 from .model_pin import check_pin, ensure_pin, read_pin
 from .pool import StorePool
+from .purge import PurgeResult, RowSource, purge
 from .reads import Reader
 from .registry import Registry
 from .rows import (
@@ -246,6 +247,60 @@ class DynamoDBStore(BaseStore):
     async def asetup(self, *, timeout: float = 1800.0) -> None:
         """Async `setup`."""
         await asyncio.to_thread(self.setup, timeout=timeout)
+
+    # Tenant lifecycle
+
+    def purge(
+        self,
+        prefix: Iterable[str],
+        *,
+        all_tenants: bool = False,
+        force: bool = False,
+        sources: Sequence[RowSource] = (),
+        on_progress: Callable[[int], None] | None = None,
+    ) -> PurgeResult:
+        """Erase everything at or below `prefix` (a tenant: at least two labels; the whole
+        table only with `all_tenants=True` and no prefix) and verify it: items, vectors,
+        registry rows, the tenant's reindex checkpoints and the rows of `sources`. Never
+        scans; resumable; refused while a purge of an overlapping prefix is unfinished
+        unless `force`. The result's `rows_left` is 0 unless writers added rows meanwhile
+        (`store.purge`, docs/architecture.md)."""
+        self._check_open()
+        with (
+            table_must_exist(self._client, self.table_name),
+            access_must_be_granted(self.table_name),
+        ):
+            run = functools.partial(
+                purge,
+                self._client,
+                self.table_name,
+                prefix,
+                all_tenants=all_tenants,
+                force=force,
+                sources=sources,
+                on_progress=on_progress,
+            )
+            return self._pool.run(run)
+
+    async def apurge(
+        self,
+        prefix: Iterable[str],
+        *,
+        all_tenants: bool = False,
+        force: bool = False,
+        sources: Sequence[RowSource] = (),
+        on_progress: Callable[[int], None] | None = None,
+    ) -> PurgeResult:
+        """Async `purge`, on the store's threads."""
+        run = functools.partial(
+            self.purge,
+            prefix,
+            all_tenants=all_tenants,
+            force=force,
+            sources=sources,
+            on_progress=on_progress,
+        )
+        return await self._pool.arun(run)
 
     # BaseStore
 

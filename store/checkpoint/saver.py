@@ -30,6 +30,7 @@ from langgraph.store.dynamodb import clock, dynamo, table
 from langgraph.store.dynamodb.errors import access_must_be_granted
 from langgraph.store.dynamodb.keys import PK, SK
 from langgraph.store.dynamodb.pool import StorePool
+from langgraph.store.dynamodb.purge import RowSource
 from langgraph.store.dynamodb.table_spec import table_spec
 from langgraph.store.dynamodb.thread_keys import (
     Thread,
@@ -40,6 +41,7 @@ from langgraph.store.dynamodb.thread_keys import (
 from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES, check_ttl, needs_refresh
 
 from . import upkeep
+from .erasure import thread_sources
 from .access import TRANSACT_BYTES, TRANSACT_LIMIT, Access
 from .loading import Loaded, load
 from .payloads import as_bytes, chunk_keys
@@ -596,6 +598,11 @@ class DynamoDBSaver(BaseCheckpointSaver[str]):
         thread = self._bound_thread(thread_id)
         written: int = self._pool.run(self._guarded, thread, upkeep.write_thread, thread, rows)
         return written
+
+    def erasure_sources(self) -> builtins.list[RowSource]:
+        """What erases the bound tenant's threads in a purge of its memories:
+        `store.purge(prefix, sources=saver.for_tenant(t).erasure_sources())`."""
+        return thread_sources(self._client, self.table_name, self._bound_tenant())
 
     def _guarded(self, thread: Thread | None, step: Any, *args: Any) -> Any:
         access = self._access

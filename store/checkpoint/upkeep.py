@@ -44,7 +44,7 @@ def _key(row: dict[str, Any]) -> Key:
     return {PK: row[PK], SK: row[SK]}
 
 
-def _run_key(thread: Thread, row: dict[str, Any]) -> Key:
+def run_key(thread: Thread, row: dict[str, Any]) -> Key:
     ns, checkpoint_id = parse_checkpoint_sk(row[SK])
     return {
         PK: run_pk(thread.tenant, str(row[RUN])),
@@ -52,7 +52,7 @@ def _run_key(thread: Thread, row: dict[str, Any]) -> Key:
     }
 
 
-def _is_checkpoint(row: dict[str, Any]) -> bool:
+def is_checkpoint(row: dict[str, Any]) -> bool:
     return str(row[SK]).startswith(CHECKPOINT)
 
 
@@ -63,10 +63,10 @@ def delete_thread(access: Access, thread: Thread) -> int:
     without its values), then the values, and the registry row last. Returns the thread's
     rows deleted."""
     rows = list(access.query(thread.pk, expired_too=True))
-    checkpoints = [r for r in rows if _is_checkpoint(r)]
-    access.write([], [_run_key(thread, r) for r in checkpoints if RUN in r])
+    checkpoints = [r for r in rows if is_checkpoint(r)]
+    access.write([], [run_key(thread, r) for r in checkpoints if RUN in r])
     access.write([], [_key(r) for r in checkpoints])
-    access.write([], [_key(r) for r in rows if not _is_checkpoint(r)])
+    access.write([], [_key(r) for r in rows if not is_checkpoint(r)])
     access.write([], [{PK: registry_pk(thread.tenant), SK: thread.thread_id}])
     return len(rows)
 
@@ -87,10 +87,10 @@ def write_thread(access: Access, target: Thread, rows: Sequence[dict[str, Any]])
         return 0
     ttl = access.ttl()
     moved = [{**row, PK: target.pk, **ttl} for row in rows]
-    access.write([r for r in moved if not _is_checkpoint(r)], [])
-    checkpoints = [r for r in moved if _is_checkpoint(r)]
+    access.write([r for r in moved if not is_checkpoint(r)], [])
+    checkpoints = [r for r in moved if is_checkpoint(r)]
     listed = ttl or _longest_expiry(moved)
-    runs = [{**_run_key(target, r), **listed} for r in checkpoints if RUN in r]
+    runs = [{**run_key(target, r), **listed} for r in checkpoints if RUN in r]
     access.write(checkpoints + runs + [registry_row(target, listed)], [])
     return len(rows)
 
@@ -115,7 +115,7 @@ def prune_keep_latest(access: Access, thread: Thread) -> int:
     latest: dict[str, dict[str, Any]] = {}
     now = clock.now()
     for row in rows:
-        if _is_checkpoint(row) and CP in row and not is_expired(row, now):
+        if is_checkpoint(row) and CP in row and not is_expired(row, now):
             ns, _ = parse_checkpoint_sk(row[SK])
             latest[ns] = row  # rows come in key order: the last one per namespace wins
     keep: set[tuple[str, str]] = set()
@@ -125,10 +125,10 @@ def prune_keep_latest(access: Access, thread: Thread) -> int:
             keep.update(_chunks_of(kept))
             keep.update(_values_of(ns, kept, checkpoint, by_key))
     doomed = [r for r in rows if (r[PK], r[SK]) not in keep]
-    checkpoints = [r for r in doomed if _is_checkpoint(r)]
+    checkpoints = [r for r in doomed if is_checkpoint(r)]
     access.write([], [_key(r) for r in checkpoints])
-    others = [_key(r) for r in doomed if not _is_checkpoint(r)]
-    others += [_run_key(thread, r) for r in checkpoints if RUN in r]
+    others = [_key(r) for r in doomed if not is_checkpoint(r)]
+    others += [run_key(thread, r) for r in checkpoints if RUN in r]
     access.write([], others)
     return len(doomed)
 

@@ -32,6 +32,7 @@ from . import threads, transfer
 from .errors import ENVIRONMENT, NOT_FOUND, CliError, friendly, stderr
 from .files import replacing
 from .output import console, done, print_json
+from .purge import purge_command
 from .status import table_status
 from .target import (
     JsonOpt,
@@ -52,6 +53,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(threads.app, name="threads")
+app.command("purge")(purge_command)
 EXAMPLE_MODEL = "bedrock:amazon.titan-embed-text-v2:0"
 
 

@@ -47,12 +47,15 @@ def test_nag_fails_the_synth_on_a_finding(tmp_path: Path) -> None:
     assert "AwsSolutions-SQS4" in rules
 
 
-def granted(read_only: bool) -> tuple[list[dict[str, Any]], Stack]:
+def granted(read_only: bool, *, purge: bool = False) -> tuple[list[dict[str, Any]], Stack]:
     app = App(context=NO_BUNDLING)
     stack = Stack(app, "App")
     backend = MemoryBackend(stack, "Memory")
     role = iam.Role(stack, "AppRole", assumed_by=iam.ServicePrincipal("ecs-tasks.amazonaws.com"))
-    backend.grant_memory_access(role, read_only=read_only)
+    if purge:
+        backend.grant_purge(role)
+    else:
+        backend.grant_memory_access(role, read_only=read_only)
     policies = Template.from_stack(stack).find_resources(
         "AWS::IAM::Policy",
         {
@@ -134,3 +137,10 @@ def test_read_only_grant_cannot_write(read_only: list[dict[str, Any]]) -> None:
     assert not any("Write" in action for action in table)
     assert "dynamodb:GetItem" in table
     assert on(granted, '"/index/memory-vectors"]]}') == ["dynamodb:SearchVectors"]
+
+
+def test_the_purge_grant_is_the_libraries_declaration() -> None:
+    statements, _ = granted(read_only=False, purge=True)
+    actions = {a for found in granted_on(statements).values() for a in found}
+    assert actions == {p.action for p in NEEDS[Component.PURGE]}
+    assert "dynamodb:Scan" not in actions

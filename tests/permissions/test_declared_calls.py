@@ -261,6 +261,18 @@ def test_migration_sends_only_what_it_declares(recorder: Recorder) -> None:
     check(Component.MIGRATION, calls)
 
 
+def test_purge_sends_only_what_it_declares(recorder: Recorder) -> None:
+    app = admin_setup()
+    app.put(NS, "one", note(1))
+    app.put(NS, "multi", {**note(2), "summary": "proxy"}, index=["text", "summary"])
+    app.put(("memories", "beta", "u1"), "two", note(3))
+    with recorder.recording() as calls:
+        assert app.purge(("memories", "acme")).rows_left == 0
+        app.purge((), all_tenants=True)
+    check(Component.PURGE, calls)
+    assert "dynamodb:Scan" not in {call.permission.action for call in calls}
+
+
 def test_the_recorder_maps_requests_to_permissions(recorder: Recorder) -> None:
     admin_setup()
     client = boto3.client("dynamodb", region_name=REGION)

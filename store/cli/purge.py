@@ -1,0 +1,192 @@
+"""`dynamodb-memory purge`: erase a tenant (or, deliberately, every tenant) with evidence."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from langgraph.checkpoint.dynamodb.erasure import thread_sources
+
+from ..purge import Census, PurgeConflictError, PurgeResult, census, check_scope
+from .errors import ENVIRONMENT, CliError, friendly
+from .target import Target, parse_namespace, targeted
+
+console = Console(highlight=False)
+
+
+@friendly
+@targeted()
+def purge_command(
+    target: Target,
+    prefix: Annotated[
+        str, typer.Argument(help="The tenant's prefix, at least two labels: memories.acme")
+    ] = "",
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Count what would go; delete nothing.")
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    all_tenants: Annotated[
+        bool,
+        typer.Option("--all-tenants", help="Wipe every tenant of the table (no PREFIX)."),
+    ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(help="Run even while a purge of an overlapping prefix is unfinished."),
+    ] = False,
+    threads_tenant: Annotated[
+        str | None,
+        typer.Option(
+            "--threads-tenant",
+            help="Also erase this tenant's threads (a DynamoDBSaver with tenant_key): its "
+            "checkpoints, writes, thread list and run index.",
+        ),
+    ] = None,
+) -> None:
+    """Erase every memory, vector, index entry and registry row at or below PREFIX, then
+    read every partition under it again and report what is left (0 when complete). Never
+    scans; an interrupted purge resumes when run again. Exit 3 when rows remain (written
+    during the purge: run it again)."""
+    scope = check_scope(parse_namespace(prefix), all_tenants=all_tenants)
+    if target.json and not (yes or dry_run):
+        raise CliError("--json cannot ask for confirmation: add --yes (or --dry-run).")
+    store = target.store(index=False)
+    sources = (
+        thread_sources(store.client, store.table_name, threads_tenant)
+        if threads_tenant is not None
+        else []
+    )
+    counted = census(
+        store.client, store.table_name, scope, all_tenants=all_tenants, sources=sources
+    )
+    if dry_run:
+        _show(target, {"dry_run": True, **_census_json(counted)}, _census_table(counted))
+        return
+    if counted.total and not yes:
+        _confirm(target.table, _label(scope), counted)
+    try:
+        purge = functools.partial(store.purge, sources=sources)
+        result = _run(target, purge, scope, all_tenants, force, counted.total)
+    except PurgeConflictError as error:
+        raise CliError(str(error), ENVIRONMENT) from error
+    _show(target, _result_json(result), _result_table(result))
+    label = _label(scope)
+    if result.rows_left:
+        if not target.json:
+            console.print(
+                f"[red]✗[/] {result.rows_left} rows under {label} were written during the "
+                "purge and remain: stop the tenant's writers and run the purge again."
+            )
+        raise typer.Exit(ENVIRONMENT)
+    if not target.json:
+        console.print(
+            f"[green]✓[/] Verified: 0 rows left under {label} in table {result.table} "
+            f"({result.verification.namespaces} namespaces read again)."
+        )
+
+
+def _confirm(table: str, label: str, counted: Census) -> None:
+    """Ask before erasing; a whole-table wipe must be confirmed by typing the table name."""
+    console.print(_census_table(counted))
+    if not counted.prefix:
+        typed = typer.prompt(f"This erases EVERY tenant of {table}. Type the table name to go on")
+        if typed != table:
+            raise CliError("Not confirmed: nothing was deleted.")
+        return
+    if not typer.confirm(f"Erase {counted.total} rows under {label} in {table}? No undo."):
+        raise CliError("Not confirmed: nothing was deleted.")
+
+
+def _run(
+    target: Target,
+    run: Callable[..., PurgeResult],
+    scope: tuple[str, ...],
+    all_tenants: bool,
+    force: bool,
+    total: int,
+) -> PurgeResult:
+    """The purge, with a progress bar of the rows deleted unless the output is JSON."""
+    if target.json:
+        return run(scope, all_tenants=all_tenants, force=force)
+    columns = (TextColumn("Purging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("purge", total=max(total, 1))
+
+        def show(deleted: int) -> None:
+            progress.update(task, completed=deleted, total=max(total, deleted, 1))
+
+        return run(scope, all_tenants=all_tenants, force=force, on_progress=show)
+
+
+def _label(prefix: tuple[str, ...]) -> str:
+    return ".".join(prefix) or "every tenant"
+
+
+def _census_json(counted: Census) -> dict[str, Any]:
+    return {
+        "table": counted.table,
+        "prefix": list(counted.prefix),
+        "namespaces": counted.namespaces,
+        "rows": dict(counted.rows),
+        "total": counted.total,
+        "seconds": round(counted.seconds, 3),
+    }
+
+
+def _result_json(result: PurgeResult) -> dict[str, Any]:
+    return {
+        "table": result.table,
+        "prefix": list(result.prefix),
+        "deleted": dict(result.deleted),
+        "rows_left": result.rows_left,
+        "verification": _census_json(result.verification),
+        "resumed": result.resumed,
+        "seconds": round(result.seconds, 3),
+    }
+
+
+def _census_table(counted: Census) -> Table:
+    grid = Table(
+        title=f"Rows under {_label(counted.prefix)} in {counted.table} "
+        f"({counted.namespaces} namespaces)",
+        title_justify="left",
+    )
+    grid.add_column("kind")
+    grid.add_column("rows", justify="right")
+    for kind, count in counted.rows.items():
+        grid.add_row(kind, str(count))
+    grid.add_row("[bold]total[/]", f"[bold]{counted.total}[/]")
+    return grid
+
+
+def _result_table(result: PurgeResult) -> Table:
+    resumed = ", resumed" if result.resumed else ""
+    grid = Table(
+        title=f"Purge of {_label(result.prefix)} in {result.table} "
+        f"({result.seconds:.1f} s{resumed})",
+        title_justify="left",
+    )
+    grid.add_column("kind")
+    grid.add_column("deleted", justify="right")
+    grid.add_column("left (verified)", justify="right")
+    left = result.verification.rows
+    for kind in sorted(set(result.deleted) | set(left)):
+        grid.add_row(kind, str(result.deleted.get(kind, 0)), str(left.get(kind, 0)))
+    grid.add_row(
+        "[bold]total[/]", f"[bold]{sum(result.deleted.values())}[/]", f"[bold]{result.rows_left}[/]"
+    )
+    return grid
+
+
+def _show(target: Target, data: dict[str, Any], table: Table) -> None:
+    if target.json:
+        sys.stdout.write(json.dumps(data) + "\n")
+    else:
+        console.print(table)
