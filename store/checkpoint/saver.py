@@ -41,8 +41,8 @@ from langgraph.store.dynamodb.thread_keys import (
 from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES, check_ttl, needs_refresh
 
 from . import upkeep
-from .erasure import thread_sources
 from .access import TRANSACT_BYTES, TRANSACT_LIMIT, Access
+from .erasure import thread_sources
 from .loading import Loaded, load
 from .payloads import as_bytes, chunk_keys
 from .rows import RowSet, WriteSet, checkpoint_rows, registry_row, write_rows

@@ -9,11 +9,10 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
+from langgraph.checkpoint.dynamodb.erasure import thread_sources
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
-
-from langgraph.checkpoint.dynamodb.erasure import thread_sources
 
 from ..purge import Census, PurgeConflictError, PurgeResult, census, check_scope
 from .errors import ENVIRONMENT, CliError, friendly
