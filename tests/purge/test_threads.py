@@ -5,20 +5,24 @@ request is finished by a rerun."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.checkpoint.dynamodb.erasure import thread_sources
 from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.cli import app
 from langgraph.store.dynamodb.keys import PK
 from langgraph.store.dynamodb.testing import mock_aws
+from typer.testing import CliRunner
 
 from tests.checkpoint.graphs import chat_graph, say
 from tests.fault.layer import FaultLayer
 from tests.support import RequestCounter
 
 from .tenants import NEIGHBOURS, TABLE, TENANT, Row, fill, make_store, outside, rows
+from .test_cli import ENV
 from .test_resume import KILLED, ONCE, from_request, restore
 
 THREADS = {"acme": ".t/acme", "acme-corp": ".t/acme-corp"}
@@ -104,3 +108,25 @@ def test_a_purge_with_threads_killed_at_any_request_is_finished_by_a_rerun() -> 
 def test_an_unnamed_tenant_is_refused() -> None:
     with pytest.raises(ValueError, match="tenant"):
         thread_sources(None, TABLE, "")
+
+
+def test_the_cli_erases_a_tenants_threads_with_its_memories() -> None:
+    with mock_aws():
+        store, _ = setup_tables()
+        before = rows(store)
+        env = {**ENV, "DYNAMODB_MEMORY_TABLE": TABLE}
+        dry = CliRunner().invoke(
+            app,
+            ["purge", "memories.acme", "--threads-tenant", "acme", "--dry-run", "--json"],
+            env=env,
+        )
+        assert dry.exit_code == 0, dry.output
+        counted = json.loads(dry.stdout)["rows"]
+        assert counted["thread registry"] == 2 and counted["thread rows"] > 10
+        assert rows(store) == before
+        done = CliRunner().invoke(
+            app, ["purge", "memories.acme", "--threads-tenant", "acme", "--yes"], env=env
+        )
+        assert done.exit_code == 0, done.output
+        assert "Verified: 0 rows left" in done.output and "thread rows" in done.output
+        assert rows(store) == untouched(before)
