@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
-from types import TracebackType
-from typing import Any, Self, TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import boto3
 from botocore.config import Config
@@ -29,6 +27,7 @@ from .errors import access_must_be_granted, table_must_exist
 from .filters import validate_filter
 from .index_config import DEFAULT_MAX_FANOUT, DynamoIndexConfig, IndexSettings, parse_index_config
 from .keys import PK, SK, Namespace, normalize_op, validate_op
+from .lifecycle import Owner
 from .model_pin import check_pin, ensure_pin, read_pin
 from .pool import StorePool
 from .purge import PurgeResult, RowSource, purge
@@ -57,7 +56,7 @@ async def _no_vectors() -> list[list[float]]:
     return []
 
 
-class DynamoDBStore(BaseStore):
+class DynamoDBStore(Owner, BaseStore):
     """A LangGraph `BaseStore` on one DynamoDB table (data model: docs/architecture.md).
 
     Values round-trip exactly as JSON; namespaces map injectively to partitions; search
@@ -157,64 +156,7 @@ class DynamoDBStore(BaseStore):
         """The boto3 DynamoDB client the store talks through."""
         return self._client
 
-    # Lifecycle
-
-    @classmethod
-    @contextlib.contextmanager
-    def from_table(cls, table_name: str, *, setup: bool = False, **kwargs: Any) -> Iterator[Self]:
-        """`with DynamoDBStore.from_table("agent-memory", region_name=...) as store:` a
-        store on `table_name` (keywords as for the constructor), set up first when `setup`
-        is true, closed on exit. The counterpart of the peers' `from_conn_string`."""
-        with cls(table_name, **kwargs) as store:
-            if setup:
-                store.setup()
-            yield store
-
-    @classmethod
-    @contextlib.asynccontextmanager
-    async def afrom_table(
-        cls, table_name: str, *, setup: bool = False, **kwargs: Any
-    ) -> AsyncIterator[Self]:
-        """Async `from_table`: `async with DynamoDBStore.afrom_table(...) as store:`."""
-        async with cls(table_name, **kwargs) as store:
-            if setup:
-                await store.asetup()
-            yield store
-
-    def close(self) -> None:
-        """Let operations in flight finish, then stop the store's threads and release the
-        client's connections. The store refuses further operations."""
-        self._closed = True
-        self._pool.close()
-        self._client.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await asyncio.to_thread(self.close)
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise RuntimeError(
-                f"This DynamoDBStore on {self.table_name!r} is closed; create a new one."
-            )
+    # Lifecycle (`lifecycle.Owner`: from_table, close, with-blocks)
 
     def setup(self, *, timeout: float = 1800.0) -> None:
         """Create what is missing and nothing else: the table (on-demand, stream, TTL on

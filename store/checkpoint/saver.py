@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import builtins
-import contextlib
 import copy
 import functools
 import random
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from types import TracebackType
 from typing import Any, Self, TypedDict
 
 import boto3
@@ -29,6 +26,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.store.dynamodb import clock, dynamo, table
 from langgraph.store.dynamodb.errors import access_must_be_granted
 from langgraph.store.dynamodb.keys import PK, SK
+from langgraph.store.dynamodb.lifecycle import Owner
 from langgraph.store.dynamodb.pool import StorePool
 from langgraph.store.dynamodb.purge import RowSource
 from langgraph.store.dynamodb.table_spec import table_spec
@@ -59,7 +57,9 @@ class CheckpointTTL(TypedDict, total=False):
     refresh_on_read: bool
 
 
-class DynamoDBSaver(BaseCheckpointSaver[str]):
+# mypy checks this package as `store.checkpoint` and cannot follow the installed name of
+# the store's package (a package-dir mapping), so `Owner` is Any to it here.
+class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):  # type: ignore[misc]
     """Threads' checkpoints and pending writes on the store's table (see
     `thread_keys` for the layout and why it never meets a store row).
 
@@ -122,27 +122,13 @@ class DynamoDBSaver(BaseCheckpointSaver[str]):
         """The boto3 DynamoDB client the saver talks through."""
         return self._client
 
-    # Lifecycle
-
-    @classmethod
-    @contextlib.contextmanager
-    def from_table(cls, table_name: str, *, setup: bool = False, **kwargs: Any) -> Iterator[Self]:
-        """`with DynamoDBSaver.from_table("agent-memory") as saver:`, set up first when
-        `setup` is true, closed on exit."""
-        with cls(table_name, **kwargs) as saver:
-            if setup:
-                saver.setup()
-            yield saver
+    # Lifecycle (`lifecycle.Owner`: from_table, close, with-blocks)
 
     def setup(self) -> None:
         """Create the store's table if it is missing, or check it, exactly as
         `DynamoDBStore.setup()` does (threads need nothing more)."""
         with access_must_be_granted(self.table_name):
             table.ensure_table(self._client, self.table_name, table_spec(None))
-
-    async def asetup(self) -> None:
-        """Async `setup`."""
-        await asyncio.to_thread(self.setup)
 
     def for_tenant(self, tenant: str) -> Self:
         """This saver, bound to `tenant`: thread-id calls act on that tenant's threads,
@@ -154,41 +140,7 @@ class DynamoDBSaver(BaseCheckpointSaver[str]):
         bound._tenant = tenant
         return bound
 
-    def close(self) -> None:
-        """Let calls in flight finish, then release the threads and connections."""
-        self._closed = True
-        self._pool.close()
-        self._client.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await asyncio.to_thread(self.close)
-
     # Keys from configs
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise RuntimeError(
-                f"This DynamoDBSaver on {self.table_name!r} is closed; create a new one."
-            )
 
     @property
     def _access(self) -> Access:

@@ -23,7 +23,7 @@ from langgraph.store.dynamodb.thread_keys import BLOB, CHECKPOINT, CHUNK, Thread
 from .. import dynamo
 from ..keys import PK, SK
 from .errors import PartlyDone
-from .wire import binary_as, to_bytes, to_text
+from .wire import binary_as, json_object, to_bytes, to_text
 
 FIELDS = ("tenant", "thread_id", "row")
 ROW_KINDS = (CHECKPOINT, BLOB, CHUNK)
@@ -95,12 +95,7 @@ def import_threads(saver_for: SaverFor, source: IO[str]) -> ImportedThreads:
 
 
 def _parse(line: str) -> tuple[str, str, dict[str, Any]]:
-    try:
-        record = json.loads(line)
-    except (ValueError, RecursionError) as error:
-        raise ValueError(f"not JSON ({error})") from None
-    if not isinstance(record, dict):
-        raise ValueError(f"a JSON object is expected, got {type(record).__name__}")
+    record = json_object(line)
     if sorted(record) != sorted(FIELDS):
         raise ValueError(f"the fields must be {list(FIELDS)}, got {sorted(record)}")
     tenant, thread_id, wire = record["tenant"], record["thread_id"], record["row"]

@@ -47,6 +47,7 @@ from ..ttl import EXPIRES_AT, TTL_MINUTES, is_expired
 from ..values import decode_value, encode_value
 from .errors import PartlyDone
 from .status import MAX_NAMESPACES
+from .wire import json_object
 
 PAGE = 500
 FIELDS = (
@@ -259,12 +260,7 @@ def _memories(lines: IO[str], now: float) -> Iterator[tuple[int, Memory]]:
 
 
 def _parse(line: str, now: float) -> Memory:
-    try:
-        record = json.loads(line)
-    except (ValueError, RecursionError) as error:
-        raise ValueError(f"not JSON ({error})") from None
-    if not isinstance(record, dict):
-        raise ValueError(f"a JSON object is expected, got {type(record).__name__}")
+    record = json_object(line)
     if "thread_id" in record and "row" in record:
         raise ValueError(
             "it is a thread's row (a `threads export` line): import it with "

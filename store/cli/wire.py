@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -40,3 +41,14 @@ def binary_as(convert: Callable[[Any], Any], item: dict[str, Any]) -> dict[str, 
         return attribute  # any other shape: the endpoint validates it
 
     return {name: value(attribute) for name, attribute in item.items()}
+
+
+def json_object(line: str) -> dict[str, Any]:
+    """One line of an export as a JSON object, or a `ValueError` saying why it is not."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError) as error:
+        raise ValueError(f"not JSON ({error})") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"a JSON object is expected, got {type(record).__name__}")
+    return record
