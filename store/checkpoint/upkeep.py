@@ -60,14 +60,14 @@ def delete_thread(access: Access, thread: Thread) -> int:
     """Delete every row of `thread`, its run index rows and its registry row, in an order
     that a rerun after a crash completes: the run index rows first (only the checkpoint
     rows lead to them), then the checkpoints (so a concurrent reader never sees one
-    without its values), then the values, and the registry row last. Returns the thread's
-    rows deleted."""
+    without its values), then the values and the registry row. Returns the thread's rows
+    deleted."""
     rows = list(access.query(thread.pk, expired_too=True))
     checkpoints = [r for r in rows if is_checkpoint(r)]
     access.write([], [run_key(thread, r) for r in checkpoints if RUN in r])
     access.write([], [_key(r) for r in checkpoints])
-    access.write([], [_key(r) for r in rows if not is_checkpoint(r)])
-    access.write([], [{PK: registry_pk(thread.tenant), SK: thread.thread_id}])
+    listed = {PK: registry_pk(thread.tenant), SK: thread.thread_id}
+    access.write([], [_key(r) for r in rows if not is_checkpoint(r)] + [listed])
     return len(rows)
 
 
