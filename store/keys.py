@@ -37,6 +37,8 @@ GROUP_LABELS = 2
 REGISTRY_PREFIX = "._ns."
 GROUPS_PK = "._groups"
 META_PK = "._meta"
+# Reindex checkpoints in `META_PK`: `reindex#<index>#<scope>` (`reindex`, erased by `purge`).
+REINDEX_CHECKPOINT = "reindex#"
 
 MAX_PARTITION_KEY_BYTES = 2048
 MAX_SORT_KEY_BYTES = 1024

@@ -44,6 +44,7 @@ from .keys import (
     ITEM_PREFIX,
     META_PK,
     PK,
+    REINDEX_CHECKPOINT,
     SK,
     Namespace,
     as_namespace,
@@ -53,7 +54,6 @@ from .keys import (
     registry_sort_key,
 )
 from .registry import Registry
-from .reindex import CHECKPOINT_PREFIX as REINDEX_PREFIX
 
 logger = logging.getLogger(__name__)
 
@@ -341,7 +341,7 @@ class _Scope:
             self.client,
             TableName=self.table,
             KeyConditionExpression="PK = :pk AND begins_with(SK, :start)",
-            ExpressionAttributeValues={":pk": {"S": META_PK}, ":start": {"S": REINDEX_PREFIX}},
+            ExpressionAttributeValues={":pk": {"S": META_PK}, ":start": {"S": REINDEX_CHECKPOINT}},
             ConsistentRead=True,
         )
         return [

@@ -32,6 +32,7 @@ from .keys import (
     ITEM_PREFIX,
     META_PK,
     PK,
+    REINDEX_CHECKPOINT,
     SK,
     Namespace,
     decode_namespace,
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-CHECKPOINT_PREFIX = "reindex#"
 DEFAULT_PAGE_SIZE = 100
 
 
@@ -266,7 +266,10 @@ class _Checkpoint:
         self._client = client
         self._table = table
         self._key = dynamo.serialize(
-            {PK: META_PK, SK: f"{CHECKPOINT_PREFIX}{settings.index_name}#{registry_prefix(prefix)}"}
+            {
+                PK: META_PK,
+                SK: f"{REINDEX_CHECKPOINT}{settings.index_name}#{registry_prefix(prefix)}",
+            }
         )
         self._model = settings.model.key
 
