@@ -91,6 +91,15 @@ def thread_of_pk(pk: str) -> Thread:
     return Thread(unescape_tenant(tenant), thread_id)
 
 
+def tenant_of_partition(pk: str) -> str | None:
+    """The tenant whose thread, thread registry or run index `pk` is (None for any other
+    partition)."""
+    for kind in (THREAD_KIND, RUN_KIND):
+        if pk.startswith(kind):
+            return unescape_tenant(pk[len(kind) :].partition("/")[0])
+    return None
+
+
 def run_pk(tenant: str, run_id: str) -> str:
     """The partition indexing the checkpoints a run wrote."""
     return f"{RUN_KIND}{escape_tenant(tenant)}/{run_id}"

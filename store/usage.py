@@ -4,14 +4,17 @@ A `UsageMeter` attached to a boto3 DynamoDB client asks every request that can r
 for its consumed capacity (`ReturnConsumedCapacity="TOTAL"`, added to the request itself:
 no extra request) and turns each answer into `UsageRecord`s for the group of the rows it
 touched: a namespace's first two labels (`keys.group_of`), the unit the registry and IAM
-use. Registry rows count for the group they describe; the rows every tenant shares (the
+use. A checkpointer's rows (`DynamoDBSaver`: threads, their registry and run index) count
+for `(THREADS, tenant)`, tenant `.threads.<tenant>`. Registry rows count for the group they
+describe; the rows every tenant shares (the
 model pin, reindex checkpoints, the list of groups read by a short prefix) count for the
 empty group `()`, tenant `""`.
 
 DynamoDB reports capacity per table, not per item, so a batch over several groups is
 apportioned: BatchWriteItem by write units estimated per request (a put's item size in
 1 KB units, DynamoDB's write unit; a delete as 1, its item's size is not in the request),
-BatchGetItem by the number of keys per group (each key read costs at least one unit);
+TransactWriteItems the same way (a Put by its size, an Update or Delete as 1), BatchGetItem
+by the number of keys per group (each key read costs at least one unit);
 keys DynamoDB left unprocessed are left out, they are paid by the retry that processes
 them. The shares add up to what DynamoDB reported. A request whose answer carries no
 capacity (an error such as a failed condition: DynamoDB does not report what it charged)
@@ -47,11 +50,15 @@ from .keys import (
     group_of,
     namespace_of_registry_key,
 )
+from .thread_keys import tenant_of_partition
 from .values import attribute_size
 
 logger = logging.getLogger(__name__)
 
 SHARED: Namespace = ()
+# The first label of the group a checkpointer's rows count for, (THREADS, its tenant): no
+# namespace label holds a `.`, so no store group can be this one.
+THREADS = ".threads"
 EMBED = "Embed"
 READ_OPERATIONS = frozenset({"GetItem", "BatchGetItem", "Query", "Scan", "SearchVectors"})
 WRITE_UNIT_BYTES = 1024
@@ -102,8 +109,12 @@ class Flushable(Protocol):
 
 def group_of_partition(partition_key: str, sort_key: str | None = None) -> Namespace:
     """The group a row belongs to: a namespace's first two labels; a registry row's group;
-    `SHARED` for the rows all tenants share (a `._groups` row counts for the group it names
-    when its sort key is given)."""
+    `(THREADS, tenant)` for a checkpointer's rows (its threads, their registry and run
+    index); `SHARED` for the rows all tenants share (a `._groups` row counts for the group
+    it names when its sort key is given)."""
+    tenant = tenant_of_partition(partition_key)
+    if tenant is not None:
+        return (THREADS, tenant)
     if partition_key.startswith(REGISTRY_PREFIX):
         return decode_namespace(partition_key[len(REGISTRY_PREFIX) :])
     if partition_key == GROUPS_PK and sort_key:
@@ -235,6 +246,15 @@ def _weights(
             weight = math.ceil(_wire_size(row) / WRITE_UNIT_BYTES) if put else 1
             group = group_of_partition(row[PK]["S"], row[SK]["S"])
             weights[group] = weights.get(group, 0.0) + max(1, weight)
+    elif operation == "TransactWriteItems":
+        for item in params["TransactItems"]:
+            for kind, action in item.items():
+                if action.get("TableName") != table:
+                    continue
+                row = action.get("Item") or action["Key"]
+                weight = math.ceil(_wire_size(row) / WRITE_UNIT_BYTES) if kind == "Put" else 1
+                group = group_of_partition(row[PK]["S"], row[SK]["S"])
+                weights[group] = weights.get(group, 0.0) + max(1, weight)
     elif operation == "BatchGetItem":
         unprocessed = response.get("UnprocessedKeys", {}).get(table, {}).get("Keys", [])
         left = {(k[PK]["S"], k[SK]["S"]) for k in unprocessed}

@@ -37,6 +37,7 @@ from langgraph.store.dynamodb.thread_keys import (
     parse_checkpoint_sk,
 )
 from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES, check_ttl, needs_refresh
+from langgraph.store.dynamodb.usage import UsageHook, UsageMeter
 
 from . import upkeep
 from .access import TRANSACT_BYTES, TRANSACT_LIMIT, Access
@@ -79,6 +80,9 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):  # type: ignore[misc]
     through DynamoDB's TTL; `get_tuple` slides the expiry of everything the checkpoint it
     returns needs, once a tenth of the TTL has elapsed; expired rows are invisible before
     DynamoDB sweeps them.
+
+    `on_usage` receives the capacity each request consumed, as the store's does
+    (`usage.UsageRecord`), attributed to the tenant: group `(".threads", tenant)`.
     """
 
     def __init__(
@@ -94,6 +98,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):  # type: ignore[misc]
         tenant_key: str | None = None,
         consistent_read: bool = True,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        on_usage: UsageHook | None = None,
     ) -> None:
         super().__init__(serde=serde)
         if not table_name or not isinstance(table_name, str):
@@ -115,6 +120,8 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):  # type: ignore[misc]
             boto3_session=boto3_session,
             boto_config=Config(max_pool_connections=max_concurrency).merge(boto_config or Config()),
         )
+        self._usage = UsageMeter(on_usage, table_name)
+        self._usage.attach(self._client)
         self._pool = StorePool(max_concurrency, name=f"dynamodb-saver-{table_name}")
 
     @property

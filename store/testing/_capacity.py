@@ -14,11 +14,13 @@ provisioned throughput considerations"):
   total size of the entries it evaluated (before any filter; index entries on an index);
 - writes: the larger of the item's size before and after, rounded up to 1 KB; a local
   secondary index adds one write of its entry (1 KB units) when an item enters, leaves or
-  changes in it, two when the item's index key changes (delete and put).
+  changes in it, two when the item's index key changes (delete and put);
+- a TransactWriteItems: each Put, Update and Delete as such a write, twice ("transactions
+  consume two write units per 1 KB"), summed per table.
 
 Not emulated: writes' `VectorWriteRequestBytes` (their formula is not published), the
-capacity a refused conditional write consumes (DynamoDB's error does not report it either),
-transactions.
+capacity a refused conditional write (or cancelled transaction) consumes (DynamoDB's error
+does not report it either), a transaction's ConditionCheck.
 """
 
 from __future__ import annotations
@@ -167,6 +169,38 @@ def batch_write(original: Callable[[DynamoHandler], ActionResult]) -> Any:
             for index, units in per_index.items():
                 sum_index[index] = sum_index.get(index, 0.0) + units
             totals[name] = (sum_base + base, sum_index)
+        return _answer(
+            result,
+            [_capacity(name, asked, base, index) for name, (base, index) in totals.items()],
+        )
+
+    return action
+
+
+def transact_write(original: Callable[[DynamoHandler], ActionResult]) -> Any:
+    """TransactWriteItems: each Put, Update and Delete as its own write, doubled."""
+
+    def action(self: DynamoHandler) -> ActionResult:
+        asked = self.body.get("ReturnConsumedCapacity")
+        if asked not in ASKED:
+            return _answer(original(self), None)
+        before: list[tuple[str, Table, Wire, Wire | None]] = []
+        for item in self.body["TransactItems"]:
+            for kind, operation in item.items():
+                if kind == "ConditionCheck":
+                    continue
+                name = operation["TableName"]
+                table = self.dynamodb_backend.get_table(name)
+                key = operation.get("Key") or _key_of(table, operation["Item"])
+                before.append((name, table, key, _stored(self, table, key)))
+        result = original(self)
+        totals: dict[str, tuple[float, dict[str, float]]] = {}
+        for name, table, key, old in before:
+            base, per_index = _write_units(table, old, _stored(self, table, key))
+            sum_base, sum_index = totals.get(name, (0.0, {}))
+            for index, units in per_index.items():
+                sum_index[index] = sum_index.get(index, 0.0) + 2 * units
+            totals[name] = (sum_base + 2 * base, sum_index)
         return _answer(
             result,
             [_capacity(name, asked, base, index) for name, (base, index) in totals.items()],

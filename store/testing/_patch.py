@@ -417,6 +417,7 @@ PATCHES: tuple[tuple[Any, str, tuple[str, ...], Callable[[Any], Any]], ...] = (
         lambda o: _batch_write_item(capacity.batch_write(o)),
     ),
     (DynamoHandler, "put_item", ("self",), capacity.single_write),
+    (DynamoHandler, "transact_write_items", ("self",), capacity.transact_write),
     (DynamoHandler, "update_item", ("self",), capacity.single_write),
     (DynamoHandler, "delete_item", ("self",), capacity.single_write),
     (DynamoHandler, "get_item", ("self",), capacity.get_item),

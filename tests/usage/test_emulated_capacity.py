@@ -159,3 +159,25 @@ def test_a_query_of_the_index_reads_its_entries(client: Any) -> None:
         "CapacityUnits": 2.0,
         "LocalSecondaryIndexes": {RECENCY_INDEX: {"CapacityUnits": 2.0}},
     }
+
+
+def test_a_transaction_costs_twice_its_writes(client: Any) -> None:
+    answer = client.transact_write_items(
+        TransactItems=[
+            {"Put": {"TableName": TABLE, "Item": item("a", 1500)}},
+            {
+                "Update": {
+                    "TableName": TABLE,
+                    "Key": {"PK": {"S": "t.u"}, "SK": {"S": "k#b"}},
+                    "UpdateExpression": "SET v = :v",
+                    "ExpressionAttributeValues": {":v": {"S": "x"}},
+                }
+            },
+        ],
+        ReturnConsumedCapacity="TOTAL",
+    )
+    assert answer["ConsumedCapacity"] == [{"TableName": TABLE, "CapacityUnits": 2 * (2 + 1)}]
+    plain = client.transact_write_items(
+        TransactItems=[{"Put": {"TableName": TABLE, "Item": item("c", 10)}}]
+    )
+    assert "ConsumedCapacity" not in plain
