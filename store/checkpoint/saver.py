@@ -526,10 +526,11 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):  # type: ignore[misc]
         tenant = self._bound_tenant()
         self._pool.run(self._guarded, None, upkeep.delete_for_runs, tenant, list(run_ids))
 
-    def threads(self) -> builtins.list[str]:
-        """The ids of the (bound) tenant's threads, from the thread registry."""
+    def threads(self, limit: int | None = None) -> builtins.list[str]:
+        """The ids of the (bound) tenant's threads, sorted, from the thread registry (the
+        first `limit`, reading no page of the registry past them)."""
         tenant = self._bound_tenant()
-        found = self._pool.run(self._guarded, None, upkeep.threads, tenant)
+        found = self._pool.run(self._guarded, None, upkeep.threads, tenant, limit)
         return [t.thread_id for t in found]
 
     def count_checkpoints(self, thread_id: str, checkpoint_ns: str | None = None) -> int:

@@ -54,8 +54,8 @@ def list_threads(
     offset: Annotated[int, typer.Option(min=0, help="Skip this many threads first.")] = 0,
 ) -> None:
     """List thread ids, sorted, a page at a time (read from the thread registry: one
-    Query per 1 MB of ids, never a Scan)."""
-    ids = target.saver(tenant).threads()
+    Query per 1 MB of ids up to the page's end, never a Scan)."""
+    ids = target.saver(tenant).threads(limit=offset + limit + 1)
     page = ids[offset : offset + limit]
     if target.json:
         print_json(page)

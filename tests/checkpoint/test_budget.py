@@ -97,3 +97,13 @@ def test_empty_delete_for_runs_and_prune_send_nothing(saver: DynamoDBSaver) -> N
     saver.prune([])
     saver.prune([], strategy="delete")
     assert counter.total == 0
+
+
+def test_listing_threads_reads_the_registry_only_up_to_the_page(saver: DynamoDBSaver) -> None:
+    graph = chat_graph(saver)
+    for name in ("c", "a", "b"):
+        graph.invoke(say("hi"), {"configurable": {"thread_id": name}})
+    assert saver.threads() == ["a", "b", "c"]
+    counter = RequestCounter(saver.client)
+    assert saver.threads(limit=2) == ["a", "b"]
+    assert counter.calls == {"Query": 1}
