@@ -89,9 +89,10 @@ def checkpoint_rows(
     new_versions: ChannelVersions,
     ttl: dict[str, Any],
 ) -> RowSet:
-    """The rows of a `put`: the channel values in `new_versions` and the checkpoint row
-    (plus the thread's registry row for a thread's first checkpoint, and the run index
-    row when the metadata names a run)."""
+    """The rows of a `put`: the values of the channels in `new_versions` that hold one (a
+    channel emptied at this version gets no row: readers find none and show no value),
+    the checkpoint row, the thread's registry row for a thread's first checkpoint, and
+    the run index row when the metadata names a run."""
     configurable = config["configurable"]
     ns = configurable.get("checkpoint_ns", "")
     parent_id = configurable.get("checkpoint_id")
@@ -100,11 +101,9 @@ def checkpoint_rows(
     sk = checkpoint_sk(ns, checkpoint["id"])
     rows = RowSet()
     for channel, version in new_versions.items():
-        typed = (
-            dump(serde, values[channel], f"channel {channel!r} of {thread}")
-            if channel in values
-            else ("empty", b"")
-        )
+        if channel not in values:
+            continue  # emptied: a version without a row reads as no value, so none is written
+        typed = dump(serde, values[channel], f"channel {channel!r} of {thread}")
         blob = blob_sk(ns, channel, version)
         head, chunks = pack(thread.pk, blob, "v", typed, BLOB_INLINE, ttl)
         rows.heads.append({PK: thread.pk, SK: blob, **head, **ttl})

@@ -9,7 +9,9 @@ from typing import Any
 
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 
+from tests.checkpoint.conftest import TABLE
 from tests.checkpoint.graphs import chat_graph, say
+from tests.checkpoint.rows_of import full_rows
 from tests.support import RequestCounter
 
 _CALL: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("call", default=None)
@@ -107,3 +109,20 @@ def test_listing_threads_reads_the_registry_only_up_to_the_page(saver: DynamoDBS
     counter = RequestCounter(saver.client)
     assert saver.threads(limit=2) == ["a", "b"]
     assert counter.calls == {"Query": 1}
+
+
+def test_an_emptied_channel_costs_no_row(saver: DynamoDBSaver) -> None:
+    # LangGraph bumps the version of channels it empties (`branch:to:*`, `__start__`): a
+    # row for each would cost two write units in the put's transaction and say nothing.
+    graph = chat_graph(saver)
+    config = {"configurable": {"thread_id": "t"}}
+    for turn in range(2):
+        graph.invoke(say(f"turn {turn}"), config)
+    rows = full_rows(saver.client, TABLE)
+    values = [r for r in rows if r["SK"].startswith("b#")]
+    assert values and not [r for r in values if r.get("t") == "empty"]
+    latest = saver.get_tuple(config)
+    assert latest is not None
+    emptied = set(latest.checkpoint["channel_versions"]) - set(latest.checkpoint["channel_values"])
+    assert emptied  # versions without a row read back as no value
+    assert [m.content for m in graph.get_state(config).values["messages"]][-1] == "echo turn 1"
