@@ -129,6 +129,22 @@ def _answer(result: ActionResult, capacity: Wire | list[Wire] | None) -> ActionR
     return result
 
 
+Before = list[tuple[str, Table, Wire, Wire | None]]
+
+
+def _summed(handler: DynamoHandler, asked: str, before: Before, factor: int) -> list[Wire]:
+    """The capacity of several writes (each key's item `before` them against now), summed
+    per table, each write counted `factor` times (a transaction's: twice)."""
+    totals: dict[str, tuple[float, dict[str, float]]] = {}
+    for name, table, key, old in before:
+        base, per_index = _write_units(table, old, _stored(handler, table, key))
+        sum_base, sum_index = totals.get(name, (0.0, {}))
+        for index, units in per_index.items():
+            sum_index[index] = sum_index.get(index, 0.0) + factor * units
+        totals[name] = (sum_base + factor * base, sum_index)
+    return [_capacity(name, asked, base, index) for name, (base, index) in totals.items()]
+
+
 def single_write(original: Callable[[DynamoHandler], ActionResult]) -> Any:
     """PutItem, UpdateItem, DeleteItem: capacity from the item before and after."""
 
@@ -154,7 +170,7 @@ def batch_write(original: Callable[[DynamoHandler], ActionResult]) -> Any:
         asked = self.body.get("ReturnConsumedCapacity")
         if asked not in ASKED:
             return _answer(original(self), None)
-        before: list[tuple[str, Table, Wire, Wire | None]] = []
+        before: Before = []
         for name, requests in self.body["RequestItems"].items():
             table = self.dynamodb_backend.get_table(name)
             for request in requests:
@@ -162,17 +178,7 @@ def batch_write(original: Callable[[DynamoHandler], ActionResult]) -> Any:
                 key = _key_of(table, put["Item"]) if put else request["DeleteRequest"]["Key"]
                 before.append((name, table, key, _stored(self, table, key)))
         result = original(self)
-        totals: dict[str, tuple[float, dict[str, float]]] = {}
-        for name, table, key, old in before:
-            base, per_index = _write_units(table, old, _stored(self, table, key))
-            sum_base, sum_index = totals.get(name, (0.0, {}))
-            for index, units in per_index.items():
-                sum_index[index] = sum_index.get(index, 0.0) + units
-            totals[name] = (sum_base + base, sum_index)
-        return _answer(
-            result,
-            [_capacity(name, asked, base, index) for name, (base, index) in totals.items()],
-        )
+        return _answer(result, _summed(self, asked, before, factor=1))
 
     return action
 
@@ -184,7 +190,7 @@ def transact_write(original: Callable[[DynamoHandler], ActionResult]) -> Any:
         asked = self.body.get("ReturnConsumedCapacity")
         if asked not in ASKED:
             return _answer(original(self), None)
-        before: list[tuple[str, Table, Wire, Wire | None]] = []
+        before: Before = []
         for item in self.body["TransactItems"]:
             for kind, operation in item.items():
                 if kind == "ConditionCheck":
@@ -194,17 +200,7 @@ def transact_write(original: Callable[[DynamoHandler], ActionResult]) -> Any:
                 key = operation.get("Key") or _key_of(table, operation["Item"])
                 before.append((name, table, key, _stored(self, table, key)))
         result = original(self)
-        totals: dict[str, tuple[float, dict[str, float]]] = {}
-        for name, table, key, old in before:
-            base, per_index = _write_units(table, old, _stored(self, table, key))
-            sum_base, sum_index = totals.get(name, (0.0, {}))
-            for index, units in per_index.items():
-                sum_index[index] = sum_index.get(index, 0.0) + 2 * units
-            totals[name] = (sum_base + 2 * base, sum_index)
-        return _answer(
-            result,
-            [_capacity(name, asked, base, index) for name, (base, index) in totals.items()],
-        )
+        return _answer(result, _summed(self, asked, before, factor=2))
 
     return action
 
