@@ -11,19 +11,62 @@ from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
 from typing import Any, Self
 
+import boto3
+from botocore.config import Config
+
+from . import dynamo
 from .pool import StorePool
+from .usage import UsageHook, UsageMeter
 
 
 class Owner(abc.ABC):
     """Owns `_client` and `_pool`; refuses operations once `_closed`."""
 
     table_name: str
+    max_concurrency: int
+    max_connections: int
     _client: Any
+    _usage: UsageMeter
     _pool: StorePool
     _closed: bool
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)  # cooperative: the next base gets what it takes
+
+    def _open(
+        self,
+        table_name: str,
+        *,
+        region_name: str | None,
+        endpoint_url: str | None,
+        boto3_session: boto3.Session | None,
+        boto_config: Config | None,
+        max_concurrency: int,
+        max_connections: int | None,
+        on_usage: UsageHook | None,
+        threads: str,
+    ) -> None:
+        """Open the client (botocore's pool sized by `_connections`), its usage meter and
+        the pool of `max_concurrency` threads named `threads`."""
+        connections = _connections(max_concurrency, max_connections, boto_config)
+        self.table_name = table_name
+        self.max_concurrency = max_concurrency
+        self.max_connections = connections
+        self._closed = False
+        self._client = dynamo.make_client(
+            region_name=region_name,
+            endpoint_url=endpoint_url,
+            boto3_session=boto3_session,
+            boto_config=Config(max_pool_connections=connections).merge(boto_config or Config()),
+        )
+        self._usage = UsageMeter(on_usage, table_name)
+        self._usage.attach(self._client)
+        self._pool = StorePool(max_concurrency, name=f"{threads}-{table_name}")
+
+    @property
+    def client(self) -> Any:
+        """The boto3 DynamoDB client it talks through."""
+        return self._client
 
     @abc.abstractmethod
     def setup(self) -> None:
@@ -89,3 +132,32 @@ class Owner(abc.ABC):
         traceback: TracebackType | None,
     ) -> None:
         await asyncio.to_thread(self.close)
+
+
+def _connections(
+    max_concurrency: int, max_connections: int | None, boto_config: Config | None
+) -> int:
+    """botocore's pool size: `max_connections`, else the one `boto_config` sets, else
+    `max_concurrency`; never below `max_concurrency` (requests past the pool would open
+    and discard a connection each) and never two different explicit sizes."""
+    if (
+        not isinstance(max_concurrency, int)
+        or isinstance(max_concurrency, bool)
+        or (max_concurrency < 1)
+    ):
+        raise ValueError(f"max_concurrency must be a positive integer, got {max_concurrency!r}")
+    explicit: dict[str, Any] = getattr(boto_config, "_user_provided_options", {})
+    configured: int | None = explicit.get("max_pool_connections")
+    if max_connections is not None and configured is not None and configured != max_connections:
+        raise ValueError(
+            f"max_connections={max_connections} disagrees with boto_config's "
+            f"max_pool_connections={configured}: set only one of them."
+        )
+    connections = max_connections or configured or max_concurrency
+    if not isinstance(connections, int) or connections < max_concurrency:
+        raise ValueError(
+            f"max_connections={connections!r} is below max_concurrency={max_concurrency}: "
+            "requests past the pool would each open a new connection. Raise max_connections "
+            "or lower max_concurrency."
+        )
+    return connections

@@ -29,7 +29,6 @@ from .index_config import DEFAULT_MAX_FANOUT, DynamoIndexConfig, IndexSettings, 
 from .keys import PK, SK, Namespace, normalize_op, validate_op
 from .lifecycle import Owner
 from .model_pin import check_pin, ensure_pin, read_pin
-from .pool import StorePool
 from .purge import PurgeResult, RowSource, purge
 from .reads import Reader
 from .registry import Registry
@@ -104,26 +103,23 @@ class DynamoDBStore(Owner, BaseStore):
         self.max_fanout = max_fanout
         if ttl and ttl.get("default_ttl") is not None:
             check_ttl(ttl["default_ttl"], "ttl['default_ttl']")
-        self.table_name = table_name
         self.ttl_config = ttl
         if ttl and ttl.get("sweep_interval_minutes") is not None:
             _log_sweep_not_applicable(ttl["sweep_interval_minutes"])
         self.index_config = index
         self.consistent_read = consistent_read
-        self._closed = False
         self._model_checked_at: float | None = None
-        connections = _connections(max_concurrency, max_connections, boto_config)
-        self.max_concurrency = max_concurrency
-        self.max_connections = connections
-        self._client = dynamo.make_client(
+        self._open(
+            table_name,
             region_name=region_name,
             endpoint_url=endpoint_url,
             boto3_session=boto3_session,
-            boto_config=Config(max_pool_connections=connections).merge(boto_config or Config()),
+            boto_config=boto_config,
+            max_concurrency=max_concurrency,
+            max_connections=max_connections,
+            on_usage=on_usage,
+            threads="dynamodb-store",
         )
-        self._usage = UsageMeter(on_usage, table_name)
-        self._usage.attach(self._client)
-        self._pool = StorePool(max_concurrency, name=f"dynamodb-store-{table_name}")
         self._registry = Registry(self._client, table_name, consistent=consistent_read)
         self._index: IndexSettings | None = parse_index_config(index) if index else None
         self._writer = Writer(self._client, table_name, self._registry, self._index)
@@ -150,11 +146,6 @@ class DynamoDBStore(Owner, BaseStore):
     def usage(self) -> UsageMeter:
         """The meter reporting this store's usage to `on_usage` (reindex reports through it)."""
         return self._usage
-
-    @property
-    def client(self) -> Any:
-        """The boto3 DynamoDB client the store talks through."""
-        return self._client
 
     # Lifecycle (`lifecycle.Owner`: from_table, close, with-blocks)
 
@@ -417,35 +408,6 @@ class DynamoDBStore(Owner, BaseStore):
             extras={(rows[i][PK], rows[i][SK]): extras[i] for i in last.values() if i in extras},
             at=at,
         )
-
-
-def _connections(
-    max_concurrency: int, max_connections: int | None, boto_config: Config | None
-) -> int:
-    """botocore's pool size: `max_connections`, else the one `boto_config` sets, else
-    `max_concurrency`; never below `max_concurrency` (requests past the pool would open
-    and discard a connection each) and never two different explicit sizes."""
-    if (
-        not isinstance(max_concurrency, int)
-        or isinstance(max_concurrency, bool)
-        or (max_concurrency < 1)
-    ):
-        raise ValueError(f"max_concurrency must be a positive integer, got {max_concurrency!r}")
-    explicit: dict[str, Any] = getattr(boto_config, "_user_provided_options", {})
-    configured: int | None = explicit.get("max_pool_connections")
-    if max_connections is not None and configured is not None and configured != max_connections:
-        raise ValueError(
-            f"max_connections={max_connections} disagrees with boto_config's "
-            f"max_pool_connections={configured}: set only one of them."
-        )
-    connections = max_connections or configured or max_concurrency
-    if not isinstance(connections, int) or connections < max_concurrency:
-        raise ValueError(
-            f"max_connections={connections!r} is below max_concurrency={max_concurrency}: "
-            "requests past the pool would each open a new connection. Raise max_connections "
-            "or lower max_concurrency."
-        )
-    return connections
 
 
 @functools.cache

@@ -27,7 +27,6 @@ from langgraph.store.dynamodb import clock, dynamo, table
 from langgraph.store.dynamodb.errors import access_must_be_granted
 from langgraph.store.dynamodb.keys import PK, SK
 from langgraph.store.dynamodb.lifecycle import Owner
-from langgraph.store.dynamodb.pool import StorePool
 from langgraph.store.dynamodb.purge import RowSource
 from langgraph.store.dynamodb.table_spec import table_spec
 from langgraph.store.dynamodb.thread_keys import (
@@ -37,7 +36,7 @@ from langgraph.store.dynamodb.thread_keys import (
     parse_checkpoint_sk,
 )
 from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES, check_ttl, needs_refresh
-from langgraph.store.dynamodb.usage import UsageHook, UsageMeter
+from langgraph.store.dynamodb.usage import UsageHook
 
 from . import upkeep
 from .access import TRANSACT_BYTES, TRANSACT_LIMIT, Access
@@ -108,26 +107,21 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):  # type: ignore[misc]
         ttl = ttl or {}
         if ttl.get("default_ttl") is not None:
             check_ttl(ttl["default_ttl"], "ttl['default_ttl']")
-        self.table_name = table_name
         self.tenant_key = tenant_key
         self.ttl_config = ttl
         self.consistent_read = consistent_read
         self._tenant: str | None = None
-        self._closed = False
-        self._client = dynamo.make_client(
+        self._open(
+            table_name,
             region_name=region_name,
             endpoint_url=endpoint_url,
             boto3_session=boto3_session,
-            boto_config=Config(max_pool_connections=max_concurrency).merge(boto_config or Config()),
+            boto_config=boto_config,
+            max_concurrency=max_concurrency,
+            max_connections=None,
+            on_usage=on_usage,
+            threads="dynamodb-saver",
         )
-        self._usage = UsageMeter(on_usage, table_name)
-        self._usage.attach(self._client)
-        self._pool = StorePool(max_concurrency, name=f"dynamodb-saver-{table_name}")
-
-    @property
-    def client(self) -> Any:
-        """The boto3 DynamoDB client the saver talks through."""
-        return self._client
 
     # Lifecycle (`lifecycle.Owner`: from_table, close, with-blocks)
 
