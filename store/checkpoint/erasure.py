@@ -11,10 +11,11 @@ from typing import Any
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.store.dynamodb.keys import PK, SK, Namespace
 from langgraph.store.dynamodb.purge import RowSource
-from langgraph.store.dynamodb.thread_keys import Thread, registry_pk
+from langgraph.store.dynamodb.thread_keys import CHECKPOINT, Thread, registry_pk
 
 from .access import Access
-from .upkeep import is_checkpoint, run_key
+from .rows import RUN
+from .upkeep import run_key
 
 Key = dict[str, str]
 
@@ -35,8 +36,8 @@ def thread_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
 
     def runs(_: Namespace) -> Iterator[Key]:
         for thread in threads():
-            for row in access.query(thread.pk, expired_too=True):
-                if is_checkpoint(row) and "run" in row:
+            for row in access.query(thread.pk, CHECKPOINT, expired_too=True):
+                if RUN in row:
                     yield run_key(thread, row)
 
     def rows(_: Namespace) -> Iterator[Key]:

@@ -48,37 +48,50 @@ def load(
     goes into every tuple's `configurable` (the tenant key). Fetches in rounds until
     every row the tuples need is known: one round when values fit in their rows."""
     fetched: dict[Key, dict[str, Any]] = {}
+    decoded: dict[Key, dict[str, Any]] = {}
     asked: set[Key] = set()
     while True:
-        wanted = [k for k in _wanted(access, rows, fetched) if (k[PK], k[SK]) not in asked]
+        wanted = [k for k in _wanted(access, rows, fetched, decoded) if (k[PK], k[SK]) not in asked]
         if not wanted:
             break
         asked.update((k[PK], k[SK]) for k in wanted)
         fetched.update(access.get_many(wanted))
     loaded = []
     for row in rows:
-        checkpoint = _checkpoint(access, row, fetched)
+        checkpoint = _checkpoint(access, row, fetched, decoded)
         if checkpoint is not None:
             loaded.append(_tuple(access, row, checkpoint, fetched, config_extra))
     return loaded
 
 
 def _checkpoint(
-    access: Access, row: dict[str, Any], fetched: dict[Key, dict[str, Any]]
+    access: Access,
+    row: dict[str, Any],
+    fetched: dict[Key, dict[str, Any]],
+    decoded: dict[Key, dict[str, Any]],
 ) -> dict[str, Any] | None:
-    typed = unpack(row[PK], row[SK], CP, row[CP], fetched)
-    return access.serde.loads_typed(typed) if typed else None
+    """The row's checkpoint, decoded once (None while a chunk of it is still unknown)."""
+    key = (row[PK], row[SK])
+    if key not in decoded:
+        typed = unpack(row[PK], row[SK], CP, row[CP], fetched)
+        if typed is None:
+            return None
+        decoded[key] = access.serde.loads_typed(typed)
+    return decoded[key]
 
 
 def _wanted(
-    access: Access, rows: Sequence[dict[str, Any]], fetched: dict[Key, dict[str, Any]]
+    access: Access,
+    rows: Sequence[dict[str, Any]],
+    fetched: dict[Key, dict[str, Any]],
+    decoded: dict[Key, dict[str, Any]],
 ) -> list[dict[str, str]]:
     """The rows still to fetch given what is known: chunks of the checkpoint rows' own
     values, the channel values of each checkpoint that can be read, their chunks."""
     keys: list[dict[str, str]] = []
     for row in rows:
         keys += _needs(row)
-        checkpoint = _checkpoint(access, row, fetched)
+        checkpoint = _checkpoint(access, row, fetched, decoded)
         if checkpoint is None:
             continue
         ns, _ = parse_checkpoint_sk(row[SK])

@@ -20,11 +20,6 @@ DATA = "v"
 COUNT = "n"
 
 
-def as_bytes(value: Any) -> bytes:
-    """A Binary attribute as read back (boto3 wraps it in `Binary`) or as written."""
-    return bytes(value)
-
-
 def pack(
     pk: str,
     owner_sk: str,
@@ -57,11 +52,11 @@ def unpack(
     """The value a head describes, from inline bytes or from the fetched chunk `rows`
     (by key); None when a chunk is missing (expired, or deleted under the reader)."""
     if DATA in head:
-        return str(head[TYPE]), as_bytes(head[DATA])
+        return str(head[TYPE]), bytes(head[DATA])  # boto3's Binary converts itself
     parts = []
     for key in chunk_keys(pk, owner_sk, field, head):
         row = rows.get((key[PK], key[SK]))
         if row is None:
             return None
-        parts.append(as_bytes(row[DATA]))
+        parts.append(bytes(row[DATA]))
     return str(head[TYPE]), b"".join(parts)

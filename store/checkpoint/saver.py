@@ -37,13 +37,14 @@ from langgraph.store.dynamodb.thread_keys import (
 )
 from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES, check_ttl, needs_refresh
 from langgraph.store.dynamodb.usage import UsageHook
+from langgraph.store.dynamodb.values import item_size
 
 from . import upkeep
 from .access import TRANSACT_BYTES, TRANSACT_LIMIT, Access
 from .erasure import thread_sources
 from .loading import Loaded, load
-from .payloads import as_bytes, chunk_keys
-from .rows import RowSet, WriteSet, checkpoint_rows, registry_row, write_rows
+from .payloads import chunk_keys, unpack
+from .rows import CP, MD, RowSet, WriteSet, checkpoint_rows, registry_row, write_rows
 
 DEFAULT_MAX_CONCURRENCY = 64
 # Rows a listing asks for per Query when a metadata filter may drop some.
@@ -236,7 +237,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):  # type: ignore[misc]
                     Limit=1,
                 )
                 row = next(rows, None)
-            if row is None or "cp" not in row:
+            if row is None or CP not in row:
                 return None
             loaded = load(access, [row], self._extra(thread))
             if not loaded:
@@ -363,9 +364,11 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):  # type: ignore[misc]
             return False
         if before_id and row_id >= before_id:
             return False
-        metadata = row["md"]
-        if filter and "v" in metadata:
-            found = self.serde.loads_typed((str(metadata["t"]), as_bytes(metadata["v"])))
+        # Metadata stored inline is checked here, before any value is fetched; chunked
+        # metadata is checked once loaded (`_matching`).
+        typed = unpack(row[PK], row[SK], MD, row[MD], {}) if filter else None
+        if filter and typed is not None:
+            found = self.serde.loads_typed(typed)
             return all(found.get(k) == v for k, v in filter.items())
         return True
 
@@ -647,21 +650,12 @@ def _check_tenant(value: Any, name: str) -> None:
 
 
 def _size(actions: Sequence[dict[str, Any]]) -> int:
-    """An upper bound of a transaction's size: the bytes of its values."""
-    total = 0
-    for action in actions:
-        ((_, body),) = action.items()
-        for value in (body.get("Item") or body.get("ExpressionAttributeValues") or {}).values():
-            total += _value_size(value)
-    return total
-
-
-def _value_size(value: Any) -> int:
-    if isinstance(value, dict):
-        return sum(len(str(k)) + _value_size(v) for k, v in value.items())
-    if isinstance(value, (bytes, bytearray)):
-        return len(value)
-    return len(str(value).encode())
+    """A transaction's size as DynamoDB counts it: each Put's item, each Update's values."""
+    return sum(
+        item_size(body.get("Item") or body.get("ExpressionAttributeValues") or {})
+        for action in actions
+        for body in action.values()
+    )
 
 
 def _superseded(
