@@ -17,13 +17,8 @@ import statistics
 from typing import Any
 
 from langgraph.store.base import PutOp
-from langgraph.store.dynamodb import DynamoDBStore, dynamo, reindex
-from langgraph.store.dynamodb.consumer import (
-    FILTER_PATTERN,
-    StreamConsumer,
-    bedrock_embeddings,
-)
-from langgraph.store.dynamodb.embedding import (
+from langgraph.store.dynamodb import DynamoDBStore, reindex
+from langgraph.store.dynamodb.items.embedding import (
     CONTENT_HASH,
     INDEX_PATHS,
     PENDING,
@@ -31,9 +26,15 @@ from langgraph.store.dynamodb.embedding import (
     texts_to_embed,
     to_attribute,
 )
-from langgraph.store.dynamodb.rows import VALUE
+from langgraph.store.dynamodb.items.rows import VALUE
+from langgraph.store.dynamodb.stream.consumer import (
+    FILTER_PATTERN,
+    StreamConsumer,
+    bedrock_embeddings,
+)
+from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.values import decode_value
 from langgraph.store.dynamodb.testing import drain_stream, mock_aws
-from langgraph.store.dynamodb.values import decode_value
 
 from bench.instrument import Latency, Meter
 

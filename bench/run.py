@@ -21,7 +21,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, PutOp
-from langgraph.store.dynamodb.consumer import FILTER_PATTERN
+from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERN
 from langgraph.store.dynamodb.testing import drain_stream, mock_aws
 from langgraph.store.memory import InMemoryStore
 

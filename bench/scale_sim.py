@@ -34,9 +34,10 @@ from typing import Any
 from botocore.client import BaseClient
 from botocore.exceptions import ClientError
 from langgraph.store.base import BaseStore, PutOp
-from langgraph.store.dynamodb import DynamoDBStore, clock
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.table import clock
+from langgraph.store.dynamodb.table.values import attribute_size
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, mock_aws
-from langgraph.store.dynamodb.values import attribute_size
 
 TENANTS = 100_000
 USERS_PER_TENANT = 10

@@ -13,7 +13,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, TTLConfig
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.consumer import StreamConsumer, bedrock_embeddings
+from langgraph.store.dynamodb.stream.consumer import StreamConsumer, bedrock_embeddings
 
 REGION = "us-east-1"
 MODEL = "amazon.titan-embed-text-v2:0"

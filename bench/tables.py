@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langgraph.store.dynamodb.table_spec import BILLING_MODE, KEY_SCHEMA
+from langgraph.store.dynamodb.table.table_spec import BILLING_MODE, KEY_SCHEMA
 
 
 def create_table(client: Any, name: str, **extra: Any) -> None:

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.table.usage import UsageRecord, usage_records
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, mock_aws
-from langgraph.store.dynamodb.usage import UsageRecord, usage_records
 
 DIMS = 64
 

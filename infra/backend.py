@@ -28,9 +28,9 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
-from langgraph.store.dynamodb.bedrock_models import PROFILE_PREFIXES, foundation_model
-from langgraph.store.dynamodb.consumer import consumer_env, filter_criteria
-from langgraph.store.dynamodb.permissions import (
+from langgraph.store.dynamodb.embedders.bedrock_models import PROFILE_PREFIXES, foundation_model
+from langgraph.store.dynamodb.stream.consumer import consumer_env, filter_criteria
+from langgraph.store.dynamodb.table.permissions import (
     Component,
     Components,
     On,
@@ -38,7 +38,7 @@ from langgraph.store.dynamodb.permissions import (
     kinds,
     statements,
 )
-from langgraph.store.dynamodb.table_spec import table_spec, ttl_spec
+from langgraph.store.dynamodb.table.table_spec import table_spec, ttl_spec
 
 from .bundling import PYTHON, RUNTIME, consumer_code, interpreter, no_bytecode_warning
 from .settings import MemorySettings

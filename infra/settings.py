@@ -15,14 +15,14 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from constructs import Node
-from langgraph.store.dynamodb.bedrock_models import check_embedding_model
-from langgraph.store.dynamodb.errors import InvalidSettingError
-from langgraph.store.dynamodb.index_config import (
+from langgraph.store.dynamodb.embedders.bedrock_models import check_embedding_model
+from langgraph.store.dynamodb.items.index_config import (
     DEFAULT_INDEX_NAME,
     EMBED_ON,
     VectorIndexShape,
     parse_index_shape,
 )
+from langgraph.store.dynamodb.table.errors import InvalidSettingError
 
 REMOVAL_POLICIES = ("retain", "destroy")
 

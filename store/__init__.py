@@ -1,11 +1,15 @@
 """Serverless long-term memory for LangGraph agents on one DynamoDB table."""
 
-from .errors import AccessDeniedError, NamespaceFullError, TableNotFoundError
-from .model_pin import ModelMismatchError
-from .purge import Census, PurgeConflictError, PurgeResult, RowSource
-from .reindex import ReindexProgress, ReindexSummary, reindex
-from .store import DynamoDBStore
-from .vector_index import VectorIndexUnsupportedError
+from langgraph.store.dynamodb.items.model_pin import ModelMismatchError
+from langgraph.store.dynamodb.jobs.purge import Census, PurgeConflictError, PurgeResult, RowSource
+from langgraph.store.dynamodb.jobs.reindex import ReindexProgress, ReindexSummary, reindex
+from langgraph.store.dynamodb.memory.store import DynamoDBStore
+from langgraph.store.dynamodb.memory.vector_index import VectorIndexUnsupportedError
+from langgraph.store.dynamodb.table.errors import (
+    AccessDeniedError,
+    NamespaceFullError,
+    TableNotFoundError,
+)
 
 __all__ = [
     "AccessDeniedError",

@@ -1,5 +1,5 @@
 """`python -m langgraph.store.dynamodb`: the `dynamodb-memory` command line."""
 
-from .cli import main
+from langgraph.store.dynamodb.cli import main
 
 main()

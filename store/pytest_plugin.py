@@ -9,7 +9,7 @@ from importlib.util import find_spec
 __all__: list[str] = []
 
 if find_spec("moto") is not None and find_spec("numpy") is not None:
-    from .testing.pytest_plugin import (
+    from langgraph.store.dynamodb.testing.pytest_plugin import (
         aws,
         aws_endpoint,
         emulator_settings,

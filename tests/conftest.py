@@ -7,7 +7,7 @@ import os
 import time
 
 import pytest
-from langgraph.store.dynamodb import clock as library_clock
+from langgraph.store.dynamodb.table import clock as library_clock
 
 from tests.support import FakeClock
 

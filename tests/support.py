@@ -39,7 +39,7 @@ class RequestCounter:
 
 
 class FakeClock:
-    """The library's clock (`langgraph.store.dynamodb.clock`) under a test's control: time
+    """The library's clock (`langgraph.store.dynamodb.table.clock`) under a test's control: time
     moves only when `advance` is called. Starts at the current whole second."""
 
     def __init__(self, start: float) -> None:

@@ -40,7 +40,7 @@ DOCS = [README, *sorted((README.parent / "docs").glob("*.md"))]
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda doc: doc.name)
 def test_files_the_docs_name_are_in_the_repository(doc: Path) -> None:
-    """Relative links, and repository paths in backticks (`store/config.py`)."""
+    """Relative links, and repository paths in backticks (`store/memory/config.py`)."""
     text = doc.read_text()
     links = re.findall(r"\]\(([^)#\s]+)", text)
     missing = [t for t in links if "://" not in t and not (doc.parent / t).exists()]
@@ -50,7 +50,7 @@ def test_files_the_docs_name_are_in_the_repository(doc: Path) -> None:
 
 
 def test_the_docs_name_extra_vector_rows_as_the_code_keys_them() -> None:
-    from langgraph.store.dynamodb.embedding import VECTOR_VERSION, vector_sort_key
+    from langgraph.store.dynamodb.items.embedding import VECTOR_VERSION, vector_sort_key
 
     assert vector_sort_key("k#mem-1", "0123456789abcdef", 1) == "v#mem-1#0123456789abcdef#1"
     for doc in (README, README.parent / "docs" / "architecture.md"):

@@ -1,8 +1,8 @@
 """Lambda entry point of the stream consumer: all logic lives in the library.
 
 Configured by the CDK stack through environment variables (see
-`langgraph.store.dynamodb.consumer.consumer_from_env`); its event source mapping uses
-`langgraph.store.dynamodb.consumer.filter_criteria()`.
+`langgraph.store.dynamodb.stream.consumer.consumer_from_env`); its event source mapping uses
+`langgraph.store.dynamodb.stream.consumer.filter_criteria()`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from langgraph.store.dynamodb.consumer import StreamConsumer, consumer_from_env
+from langgraph.store.dynamodb.stream.consumer import StreamConsumer, consumer_from_env
 
 
 @cache

@@ -1,7 +1,7 @@
 """LangGraph checkpointer on the DynamoDB table of `langgraph.store.dynamodb`: short-term
 memory (threads) next to long-term memory (the store), on one table."""
 
-from langgraph.store.dynamodb.thread_keys import KeyTooLongError
+from langgraph.store.dynamodb.table.thread_keys import KeyTooLongError
 
 from .access import ThreadFullError
 from .rows import UnserializableValueError

@@ -10,15 +10,15 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 from langgraph.checkpoint.serde.base import SerializerProtocol
-from langgraph.store.dynamodb import clock, dynamo
-from langgraph.store.dynamodb.errors import (
+from langgraph.store.dynamodb.table import clock, dynamo
+from langgraph.store.dynamodb.table.errors import (
     COLLECTION_FULL,
     access_must_be_granted,
     table_must_exist,
 )
-from langgraph.store.dynamodb.keys import PK, SK
-from langgraph.store.dynamodb.thread_keys import Thread
-from langgraph.store.dynamodb.ttl import is_expired, ttl_attributes
+from langgraph.store.dynamodb.table.keys import PK, SK
+from langgraph.store.dynamodb.table.thread_keys import Thread
+from langgraph.store.dynamodb.table.ttl import is_expired, ttl_attributes
 
 # TransactWriteItems takes at most 100 actions and 4 MB.
 TRANSACT_LIMIT = 100

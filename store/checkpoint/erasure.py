@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-from langgraph.store.dynamodb.keys import PK, SK, Namespace
-from langgraph.store.dynamodb.purge import RowSource
-from langgraph.store.dynamodb.thread_keys import CHECKPOINT, Thread, registry_pk
+from langgraph.store.dynamodb.jobs.purge import RowSource
+from langgraph.store.dynamodb.table.keys import PK, SK, Namespace
+from langgraph.store.dynamodb.table.thread_keys import CHECKPOINT, Thread, registry_pk
 
 from .access import Access
 from .rows import RUN

@@ -14,8 +14,8 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import CheckpointTuple
-from langgraph.store.dynamodb.keys import PK, SK
-from langgraph.store.dynamodb.thread_keys import blob_sk, parse_checkpoint_sk, thread_of_pk
+from langgraph.store.dynamodb.table.keys import PK, SK
+from langgraph.store.dynamodb.table.thread_keys import blob_sk, parse_checkpoint_sk, thread_of_pk
 
 from .access import Access
 from .payloads import chunk_keys, unpack

@@ -25,8 +25,8 @@ from langgraph.checkpoint.base import (
     writes_sort_key,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
-from langgraph.store.dynamodb.keys import PK, SK
-from langgraph.store.dynamodb.thread_keys import (
+from langgraph.store.dynamodb.table.keys import PK, SK
+from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
     blob_sk,
     check_keys,

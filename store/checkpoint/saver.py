@@ -23,21 +23,21 @@ from langgraph.checkpoint.base import (
     get_checkpoint_metadata,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
-from langgraph.store.dynamodb import clock, dynamo, table
-from langgraph.store.dynamodb.errors import access_must_be_granted
-from langgraph.store.dynamodb.keys import PK, SK
-from langgraph.store.dynamodb.lifecycle import Owner
-from langgraph.store.dynamodb.purge import RowSource
-from langgraph.store.dynamodb.table_spec import table_spec
-from langgraph.store.dynamodb.thread_keys import (
+from langgraph.store.dynamodb.jobs.purge import RowSource
+from langgraph.store.dynamodb.table import clock, dynamo, table
+from langgraph.store.dynamodb.table.errors import access_must_be_granted
+from langgraph.store.dynamodb.table.keys import PK, SK
+from langgraph.store.dynamodb.table.lifecycle import Owner
+from langgraph.store.dynamodb.table.table_spec import table_spec
+from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
     checkpoint_sk,
     checkpoints_prefix,
     parse_checkpoint_sk,
 )
-from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES, check_ttl, needs_refresh
-from langgraph.store.dynamodb.usage import UsageHook
-from langgraph.store.dynamodb.values import item_size
+from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, TTL_MINUTES, check_ttl, needs_refresh
+from langgraph.store.dynamodb.table.usage import UsageHook
+from langgraph.store.dynamodb.table.values import item_size
 
 from . import upkeep
 from .access import TRANSACT_BYTES, TRANSACT_LIMIT, Access
@@ -58,9 +58,7 @@ class CheckpointTTL(TypedDict, total=False):
     refresh_on_read: bool
 
 
-# mypy checks this package as `store.checkpoint` and cannot follow the installed name of
-# the store's package (a package-dir mapping), so `Owner` is Any to it here.
-class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):  # type: ignore[misc]
+class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
     """Threads' checkpoints and pending writes on the store's table (see
     `thread_keys` for the layout and why it never meets a store row).
 

@@ -8,9 +8,9 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from langgraph.store.dynamodb import clock
-from langgraph.store.dynamodb.keys import PK, SK
-from langgraph.store.dynamodb.thread_keys import (
+from langgraph.store.dynamodb.table import clock
+from langgraph.store.dynamodb.table.keys import PK, SK
+from langgraph.store.dynamodb.table.thread_keys import (
     CHECKPOINT,
     Thread,
     blob_sk,
@@ -22,7 +22,7 @@ from langgraph.store.dynamodb.thread_keys import (
     run_pk,
     run_sk,
 )
-from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES, is_expired
+from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, TTL_MINUTES, is_expired
 
 from .access import Access
 from .payloads import TYPE, chunk_keys, unpack

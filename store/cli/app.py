@@ -15,18 +15,18 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from langgraph.store.dynamodb.items.index_config import DEFAULT_INDEX_NAME
+from langgraph.store.dynamodb.jobs.tenants import tenant_storage
+from langgraph.store.dynamodb.memory.store import DynamoDBStore
+from langgraph.store.dynamodb.memory.vector_index import find_index
+from langgraph.store.dynamodb.table import permissions
+from langgraph.store.dynamodb.table import table as table_module
+from langgraph.store.dynamodb.table.permissions import PLACEHOLDERS, Component, Resources
 from rich.live import Live
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.spinner import Spinner
 from rich.table import Table
 
-from .. import permissions
-from .. import table as table_module
-from ..index_config import DEFAULT_INDEX_NAME
-from ..permissions import PLACEHOLDERS, Component, Resources
-from ..store import DynamoDBStore
-from ..tenants import tenant_storage
-from ..vector_index import find_index
 from . import serve as serving
 from . import threads, transfer
 from .errors import ENVIRONMENT, NOT_FOUND, CliError, friendly, stderr
@@ -266,7 +266,7 @@ def reindex_items(
 ) -> None:
     """Embed every memory whose vector is missing or stale (written before the index,
     still pending, or by another model). Resumes where an interrupted run stopped."""
-    from ..reindex import ReindexProgress, reindex
+    from langgraph.store.dynamodb.jobs.reindex import ReindexProgress, reindex
 
     store = _indexed_store(target, writes=True)
     if store.index_config is None:

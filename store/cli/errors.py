@@ -18,11 +18,14 @@ from botocore.exceptions import (
 )
 from botocore.exceptions import ConnectionError as BotoConnectionError
 from langgraph.store.base import InvalidNamespaceError
+from langgraph.store.dynamodb.memory.config import ConfigError
+from langgraph.store.dynamodb.memory.vector_index import VectorIndexUnsupportedError
+from langgraph.store.dynamodb.table.errors import (
+    AccessDeniedError,
+    NamespaceFullError,
+    TableNotFoundError,
+)
 from rich.console import Console
-
-from ..config import ConfigError
-from ..errors import AccessDeniedError, NamespaceFullError, TableNotFoundError
-from ..vector_index import VectorIndexUnsupportedError
 
 P = ParamSpec("P")
 R = TypeVar("R")

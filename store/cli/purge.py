@@ -10,11 +10,17 @@ from typing import Annotated, Any
 
 import typer
 from langgraph.checkpoint.dynamodb.erasure import thread_sources
+from langgraph.store.dynamodb.jobs.purge import (
+    Census,
+    PurgeConflictError,
+    PurgeResult,
+    census,
+    check_scope,
+)
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..purge import Census, PurgeConflictError, PurgeResult, census, check_scope
 from .errors import ENVIRONMENT, CliError, friendly
 from .target import Target, parse_namespace, targeted
 

@@ -65,8 +65,9 @@ def run(
     at stop drain the endpoint (later requests are refused, admitted ones applied) before
     saving it, so every write the endpoint acknowledged is in the file. `on_ready(url,
     items_loaded)` runs once the endpoint answers, `on_stop(items_saved)` after the save."""
-    from ..testing import EmulatorSettings
-    from ..testing.mock import running_endpoint
+    from langgraph.store.dynamodb.testing import EmulatorSettings
+    from langgraph.store.dynamodb.testing.mock import running_endpoint
+
     from . import state as snapshot
 
     if not 0 <= port <= MAX_PORT:
@@ -112,6 +113,6 @@ def _cannot_listen(host: str, port: int, error: OSError) -> CliError:
 
 
 def _regions_with_tables() -> list[str]:
-    from ..testing import emulated_tables
+    from langgraph.store.dynamodb.testing import emulated_tables
 
     return [region for _, region, _ in emulated_tables()]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import dynamo, table
-from ..embedding import PENDING
-from ..errors import TableNotFoundError
-from ..keys import ITEM_PREFIX, SK
-from ..model_pin import identity_of, read_pin
-from ..store import DynamoDBStore
+from langgraph.store.dynamodb.items.embedding import PENDING
+from langgraph.store.dynamodb.items.model_pin import identity_of, read_pin
+from langgraph.store.dynamodb.memory.store import DynamoDBStore
+from langgraph.store.dynamodb.table import dynamo, table
+from langgraph.store.dynamodb.table.errors import TableNotFoundError
+from langgraph.store.dynamodb.table.keys import ITEM_PREFIX, SK
 
 MAX_NAMESPACES = 1_000_000
 

@@ -14,13 +14,13 @@ from botocore.config import Config
 from botocore.exceptions import ConnectionError as BotoConnectionError
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.base import Item
+from langgraph.store.dynamodb.items.index_config import DEFAULT_INDEX_NAME
+from langgraph.store.dynamodb.items.model_pin import BEDROCK, identity_of, read_pin
+from langgraph.store.dynamodb.memory.config import StoreSettings, load_settings
+from langgraph.store.dynamodb.memory.store import DynamoDBStore
+from langgraph.store.dynamodb.table.errors import TableNotFoundError, table_must_exist
+from langgraph.store.dynamodb.table.keys import Namespace
 
-from ..config import StoreSettings, load_settings
-from ..errors import TableNotFoundError, table_must_exist
-from ..index_config import DEFAULT_INDEX_NAME
-from ..keys import Namespace
-from ..model_pin import BEDROCK, identity_of, read_pin
-from ..store import DynamoDBStore
 from .errors import ENVIRONMENT, CliError
 
 R = TypeVar("R")
@@ -36,7 +36,7 @@ CLI_BOTO_CONFIG = Config(connect_timeout=CONNECT_TIMEOUT_SECONDS)
 # does, as a thread's keys hold the tenant's value, never the key's name.
 TENANT_KEY = "tenant"
 LEXICAL_PROVIDER = "langgraph.store.dynamodb.testing.embedder.LexicalEmbeddings"
-MINILM_PROVIDER = "langgraph.store.dynamodb.local_embeddings.MiniLMEmbeddings"
+MINILM_PROVIDER = "langgraph.store.dynamodb.embedders.local_embeddings.MiniLMEmbeddings"
 
 TableOpt = Annotated[
     str | None, typer.Option("--table", "-t", help="Table name (env DYNAMODB_MEMORY_TABLE).")

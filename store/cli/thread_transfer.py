@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
-from langgraph.store.dynamodb.thread_keys import BLOB, CHECKPOINT, CHUNK, Thread
+from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.keys import PK, SK
+from langgraph.store.dynamodb.table.thread_keys import BLOB, CHECKPOINT, CHUNK, Thread
 
-from .. import dynamo
-from ..keys import PK, SK
 from .errors import PartlyDone
 from .wire import binary_as, json_object, to_bytes, to_text
 

@@ -26,10 +26,19 @@ from typing import IO, Any, Literal
 
 from botocore.exceptions import ClientError
 from langgraph.store.base import PutOp
-
-from .. import clock, dynamo
-from ..embedding import INDEX_PATHS
-from ..keys import (
+from langgraph.store.dynamodb.items.embedding import INDEX_PATHS
+from langgraph.store.dynamodb.items.rows import (
+    CREATED_AT,
+    ITEM_ATTRIBUTES,
+    UPDATED_AT,
+    VALUE,
+    build_row,
+    key_of,
+    stamp_of,
+)
+from langgraph.store.dynamodb.memory.store import DynamoDBStore
+from langgraph.store.dynamodb.table import clock, dynamo
+from langgraph.store.dynamodb.table.keys import (
     ITEM_PREFIX,
     PK,
     RECENCY,
@@ -41,10 +50,9 @@ from ..keys import (
     recency_sort_key,
     validate_op,
 )
-from ..rows import CREATED_AT, ITEM_ATTRIBUTES, UPDATED_AT, VALUE, build_row, key_of, stamp_of
-from ..store import DynamoDBStore
-from ..ttl import EXPIRES_AT, TTL_MINUTES, is_expired
-from ..values import decode_value, encode_value
+from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, TTL_MINUTES, is_expired
+from langgraph.store.dynamodb.table.values import decode_value, encode_value
+
 from .errors import PartlyDone
 from .status import MAX_NAMESPACES
 from .wire import json_object

@@ -21,15 +21,22 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.cli.status import count_memories
+from langgraph.store.dynamodb.demo.agent import (
+    TENANT_KEY,
+    Tenant,
+    build_agent,
+    last_reply,
+    say,
+    thread_config,
+)
+from langgraph.store.dynamodb.embedders import local_embeddings
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
-
-from . import DynamoDBStore, local_embeddings
-from .cli.status import count_memories
-from .demo_agent import TENANT_KEY, Tenant, build_agent, last_reply, say, thread_config
 
 TABLE = "agent-memory"
 REGION = "us-east-1"
@@ -87,7 +94,7 @@ def choose_embeddings(choice: str) -> Embedder:
             "by meaning",
             "minilm",
         )
-    from .testing import LexicalEmbeddings
+    from langgraph.store.dynamodb.testing import LexicalEmbeddings
 
     return Embedder(
         LexicalEmbeddings(dims=1024),
@@ -104,8 +111,8 @@ def run(choice: str = "auto") -> None:
     # The consumer's Lambda logs and metrics (Powertools) would flood the screen here.
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
-    from .consumer import FILTER_PATTERNS, StreamConsumer
-    from .testing import local_endpoint, run_consumer
+    from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS, StreamConsumer
+    from langgraph.store.dynamodb.testing import local_endpoint, run_consumer
 
     started = time.monotonic()
     embedder = choose_embeddings(choice)
@@ -163,7 +170,7 @@ def demo_saver(url: str) -> DynamoDBSaver:
 
 
 if TYPE_CHECKING:
-    from .testing import BackgroundConsumer
+    from langgraph.store.dynamodb.testing import BackgroundConsumer
 
 
 def scenario(

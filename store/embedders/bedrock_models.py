@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import InvalidSettingError
+from langgraph.store.dynamodb.table.errors import InvalidSettingError
 
 # Inference profiles name a foundation model behind a geographic prefix.
 PROFILE_PREFIXES = ("us.", "us-gov.", "eu.", "apac.", "jp.", "au.", "ca.", "global.")

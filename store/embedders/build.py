@@ -13,9 +13,12 @@ from __future__ import annotations
 
 from botocore.config import Config
 from langchain_core.embeddings import Embeddings
-
-from .bedrock_models import MODEL_DIMS, check_embedding_model, foundation_model
-from .errors import InvalidSettingError
+from langgraph.store.dynamodb.embedders.bedrock_models import (
+    MODEL_DIMS,
+    check_embedding_model,
+    foundation_model,
+)
+from langgraph.store.dynamodb.table.errors import InvalidSettingError
 
 BEDROCK_PREFIX = "bedrock:"
 # Dimensions of the local models, so `dims` can be left out for them (Bedrock models'
@@ -85,12 +88,12 @@ def embedder(
             credentials_profile_name=profile,
         )
     if name == "local:minilm":
-        from .local_embeddings import MiniLMEmbeddings
+        from langgraph.store.dynamodb.embedders.local_embeddings import MiniLMEmbeddings
 
         return MiniLMEmbeddings()
     if name == "lexical":
         try:
-            from .testing.embedder import LexicalEmbeddings
+            from langgraph.store.dynamodb.embedders.lexical import LexicalEmbeddings
         except ImportError as error:
             raise InvalidSettingError(
                 "embed",

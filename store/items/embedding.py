@@ -13,11 +13,17 @@ from decimal import Decimal
 from typing import Any
 
 from langgraph.store.base import Op, PutOp, SearchOp, get_text_at_path
-
-from .index_config import IndexSettings
-from .keys import MAX_SORT_KEY_BYTES, PK, SK, Namespace, group_of, item_key_of
-from .model_pin import ModelIdentity
-from .rows import check_row_size
+from langgraph.store.dynamodb.items.index_config import IndexSettings
+from langgraph.store.dynamodb.items.model_pin import ModelIdentity
+from langgraph.store.dynamodb.items.rows import check_row_size
+from langgraph.store.dynamodb.table.keys import (
+    MAX_SORT_KEY_BYTES,
+    PK,
+    SK,
+    Namespace,
+    group_of,
+    item_key_of,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -9,9 +9,8 @@ from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, ensure_embeddings
-
-from .errors import InvalidSettingError
-from .model_pin import ModelIdentity, identify
+from langgraph.store.dynamodb.items.model_pin import ModelIdentity, identify
+from langgraph.store.dynamodb.table.errors import InvalidSettingError
 
 DistanceFunction = Literal["COSINE", "EUCLIDEAN", "DOT_PRODUCT"]
 DISTANCE_FUNCTIONS: tuple[str, ...] = ("COSINE", "EUCLIDEAN", "DOT_PRODUCT")

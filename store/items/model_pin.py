@@ -14,9 +14,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 from langchain_core.embeddings import Embeddings
-
-from . import dynamo
-from .keys import META_PK, PK, SK
+from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.keys import META_PK, PK, SK
 
 logger = logging.getLogger(__name__)
 
@@ -94,7 +93,7 @@ def mismatch(table: str, index_name: str, pinned: ModelIdentity, mine: ModelIden
         f"Vector index {index_name!r} on table {table} holds vectors of {pinned}, but this "
         f"store is configured with {mine}. Vectors of two models cannot be compared. Use "
         f"the pinned model, or move the index to the new one with "
-        f"`langgraph.store.dynamodb.reindex(store, adopt_model=True)`, which re-pins the "
+        f"`langgraph.store.dynamodb.jobs.reindex(store, adopt_model=True)`, which re-pins the "
         f"model and re-embeds every item."
     )
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from langgraph.store.base import MatchCondition
-
-from .keys import Namespace
+from langgraph.store.dynamodb.table.keys import Namespace
 
 WILDCARD = "*"
 

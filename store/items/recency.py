@@ -16,10 +16,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
-
-from . import dynamo
-from .keys import PK, RECENCY, Namespace, encode_namespace
-from .rows import ITEM_ATTRIBUTES
+from langgraph.store.dynamodb.items.rows import ITEM_ATTRIBUTES
+from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.keys import PK, RECENCY, Namespace, encode_namespace
 
 RECENCY_INDEX = "recency"
 
@@ -43,7 +42,7 @@ def missing_index_message(table: str) -> str:
         f"{RECENCY!r} projecting {list(ITEM_ATTRIBUTES)}, which DynamoDBStore needs to "
         "return search results newest first. DynamoDB creates local secondary indexes only "
         "with the table, so setup() cannot add it: create a new table with setup() under "
-        "another name, copy the memories with langgraph.store.dynamodb.migration."
+        "another name, copy the memories with langgraph.store.dynamodb.jobs.migration."
         "copy_table(client, source, target) (stop writers first), and point the store at "
         "the new table."
     )

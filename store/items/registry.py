@@ -28,9 +28,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from botocore.exceptions import ClientError
-
-from . import clock, dynamo
-from .keys import (
+from langgraph.store.dynamodb.items.namespaces import Page
+from langgraph.store.dynamodb.table import clock, dynamo
+from langgraph.store.dynamodb.table.keys import (
     GROUP_LABELS,
     GROUPS_PK,
     ITEM_PREFIX,
@@ -44,8 +44,7 @@ from .keys import (
     registry_prefix,
     registry_sort_key,
 )
-from .namespaces import Page
-from .ttl import EXPIRES_AT
+from langgraph.store.dynamodb.table.ttl import EXPIRES_AT
 
 logger = logging.getLogger(__name__)
 

@@ -7,9 +7,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from langgraph.store.base import Item, PutOp, SearchItem
-
-from .filters import matches
-from .keys import (
+from langgraph.store.dynamodb.items.filters import matches
+from langgraph.store.dynamodb.table.keys import (
     PK,
     RECENCY,
     SK,
@@ -19,8 +18,8 @@ from .keys import (
     item_sort_key,
     recency_sort_key,
 )
-from .ttl import EXPIRES_AT, TTL_MINUTES, ttl_attributes
-from .values import check_item_size, decode_value, encode_value
+from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, TTL_MINUTES, ttl_attributes
+from langgraph.store.dynamodb.table.values import check_item_size, decode_value, encode_value
 
 VALUE = "value"
 CREATED_AT = "created_at"

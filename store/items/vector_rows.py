@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from . import dynamo
-from .embedding import (
+from langgraph.store.dynamodb.items.embedding import (
     ITEM_SK,
     VECTOR,
     VECTOR_COUNT,
@@ -29,9 +28,10 @@ from .embedding import (
     vector_row_keys,
     vector_sort_key,
 )
-from .index_config import FILTER_PREFIX
-from .keys import PK, SK
-from .ttl import EXPIRES_AT
+from langgraph.store.dynamodb.items.index_config import FILTER_PREFIX
+from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.keys import PK, SK
+from langgraph.store.dynamodb.table.ttl import EXPIRES_AT
 
 
 def carried(item: Mapping[str, Any]) -> dict[str, Any]:

@@ -24,10 +24,9 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 from langchain_core.embeddings import Embeddings
-
-from . import clock, dynamo, vector_rows
-from .bedrock_models import foundation_model
-from .embedding import (
+from langgraph.store.dynamodb.embedders.bedrock_models import foundation_model
+from langgraph.store.dynamodb.items import vector_rows
+from langgraph.store.dynamodb.items.embedding import (
     CONTENT_HASH,
     PENDING,
     VECTOR,
@@ -37,11 +36,12 @@ from .embedding import (
     new_vector_version,
     to_attribute,
 )
-from .errors import raise_if_collection_full
-from .keys import PK, SK, decode_namespace
-from .model_pin import BEDROCK, ModelIdentity
-from .rows import UPDATED_AT
-from .usage import UsageMeter, group_of_partition
+from langgraph.store.dynamodb.items.model_pin import BEDROCK, ModelIdentity
+from langgraph.store.dynamodb.items.rows import UPDATED_AT
+from langgraph.store.dynamodb.table import clock, dynamo
+from langgraph.store.dynamodb.table.errors import raise_if_collection_full
+from langgraph.store.dynamodb.table.keys import PK, SK, decode_namespace
+from langgraph.store.dynamodb.table.usage import UsageMeter, group_of_partition
 
 DEFAULT_CONCURRENCY = 8
 GENERIC_BATCH = 96

@@ -10,8 +10,9 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from . import dynamo
-from .keys import (
+from langgraph.store.dynamodb.items.rows import UPDATED_AT
+from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.keys import (
     GROUPS_PK,
     ITEM_PREFIX,
     PK,
@@ -24,7 +25,6 @@ from .keys import (
     registry_partition,
     registry_sort_key,
 )
-from .rows import UPDATED_AT
 
 # Where versions before the registry was keyed by group kept every registry row.
 LEGACY_REGISTRY_PK = "._namespaces"

@@ -35,10 +35,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langgraph.store.base import SearchOp, validate_op_namespace
-
-from . import clock, dynamo, vector_rows
-from .embedding import VECTOR_ROW_PREFIX
-from .keys import (
+from langgraph.store.dynamodb.items import vector_rows
+from langgraph.store.dynamodb.items.embedding import VECTOR_ROW_PREFIX
+from langgraph.store.dynamodb.items.registry import Registry
+from langgraph.store.dynamodb.table import clock, dynamo
+from langgraph.store.dynamodb.table.keys import (
     GROUP_LABELS,
     GROUPS_PK,
     ITEM_PREFIX,
@@ -53,7 +54,6 @@ from .keys import (
     registry_prefix,
     registry_sort_key,
 )
-from .registry import Registry
 
 logger = logging.getLogger(__name__)
 

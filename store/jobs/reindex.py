@@ -19,16 +19,26 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import clock, dynamo
-from .embedding import (
+from langgraph.store.dynamodb.items.embedding import (
     CONTENT_HASH,
     INDEX_PATHS,
     PENDING,
     content_hash,
     texts_to_embed,
 )
-from .index_config import IndexSettings
-from .keys import (
+from langgraph.store.dynamodb.items.index_config import IndexSettings
+from langgraph.store.dynamodb.items.model_pin import ensure_pin, repin
+from langgraph.store.dynamodb.items.registry import Registry
+from langgraph.store.dynamodb.items.rows import UPDATED_AT, VALUE
+from langgraph.store.dynamodb.items.vector_rows import carried
+from langgraph.store.dynamodb.items.vector_writes import (
+    DEFAULT_CONCURRENCY,
+    BatchEmbedder,
+    EmbedJob,
+    VectorWriter,
+)
+from langgraph.store.dynamodb.table import clock, dynamo
+from langgraph.store.dynamodb.table.keys import (
     ITEM_PREFIX,
     META_PK,
     PK,
@@ -40,16 +50,11 @@ from .keys import (
     namespace_of_registry_key,
     registry_prefix,
 )
-from .model_pin import ensure_pin, repin
-from .registry import Registry
-from .rows import UPDATED_AT, VALUE
-from .ttl import EXPIRES_AT, is_expired
-from .values import decode_value
-from .vector_rows import carried
-from .vector_writes import DEFAULT_CONCURRENCY, BatchEmbedder, EmbedJob, VectorWriter
+from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, is_expired
+from langgraph.store.dynamodb.table.values import decode_value
 
 if TYPE_CHECKING:
-    from .store import DynamoDBStore
+    from langgraph.store.dynamodb.memory.store import DynamoDBStore
 
 logger = logging.getLogger(__name__)
 

@@ -11,10 +11,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import dynamo
-from .embedding import VECTOR, VECTOR_ROW_PREFIX
-from .keys import ITEM_PREFIX, SK, Namespace, encode_namespace, group_of, namespace_of_registry_key
-from .registry import Registry
+from langgraph.store.dynamodb.items.embedding import VECTOR, VECTOR_ROW_PREFIX
+from langgraph.store.dynamodb.items.registry import Registry
+from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.keys import (
+    ITEM_PREFIX,
+    SK,
+    Namespace,
+    encode_namespace,
+    group_of,
+    namespace_of_registry_key,
+)
 
 # Bytes per read unit of an eventually consistent read (4 KB per half unit).
 BYTES_PER_EVENTUAL_UNIT = 8192

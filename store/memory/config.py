@@ -35,11 +35,10 @@ from typing import Any
 
 import boto3
 from langchain_core.embeddings import Embeddings
-
-from .embedders import default_dims, embedder
-from .errors import InvalidSettingError
-from .index_config import MAX_DIMENSIONS
-from .ttl import MAX_TTL_MINUTES, MIN_TTL_MINUTES, check_ttl
+from langgraph.store.dynamodb.embedders.build import default_dims, embedder
+from langgraph.store.dynamodb.items.index_config import MAX_DIMENSIONS
+from langgraph.store.dynamodb.table.errors import InvalidSettingError
+from langgraph.store.dynamodb.table.ttl import MAX_TTL_MINUTES, MIN_TTL_MINUTES, check_ttl
 
 ENV_PREFIX = "DYNAMODB_MEMORY_"
 CONFIG_ENV = ENV_PREFIX + "CONFIG"

@@ -17,13 +17,12 @@ import heapq
 from typing import Any
 
 from langgraph.store.base import SearchOp
-
-from . import dynamo
-from .keys import PK, RECENCY, Namespace, validate_namespace
-from .recency import Newest
-from .registry import Registry
-from .rows import row_matches
-from .ttl import is_expired
+from langgraph.store.dynamodb.items.recency import Newest
+from langgraph.store.dynamodb.items.registry import Registry
+from langgraph.store.dynamodb.items.rows import row_matches
+from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.keys import PK, RECENCY, Namespace, validate_namespace
+from langgraph.store.dynamodb.table.ttl import is_expired
 
 # Rows read per first Query of a namespace when a filter decides which rows count.
 FILTER_PAGE = 100

@@ -7,15 +7,20 @@ from collections.abc import Callable
 from typing import Any
 
 from langgraph.store.base import GetOp, ListNamespacesOp, Op, Result, SearchOp
-
-from . import dynamo
-from .keys import PK, SK, Namespace
-from .kv_search import search_rows
-from .namespaces import Page, literal_prefix
-from .registry import Registry
-from .rows import READ_NAMES, READ_PROJECTION, key_of, to_item, to_search_item
-from .semantic_search import SemanticSearch
-from .ttl import is_expired
+from langgraph.store.dynamodb.items.namespaces import Page, literal_prefix
+from langgraph.store.dynamodb.items.registry import Registry
+from langgraph.store.dynamodb.items.rows import (
+    READ_NAMES,
+    READ_PROJECTION,
+    key_of,
+    to_item,
+    to_search_item,
+)
+from langgraph.store.dynamodb.memory.kv_search import search_rows
+from langgraph.store.dynamodb.memory.semantic_search import SemanticSearch
+from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.keys import PK, SK, Namespace
+from langgraph.store.dynamodb.table.ttl import is_expired
 
 
 class Reader:

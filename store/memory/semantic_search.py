@@ -16,9 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from langgraph.store.base import SearchOp
-
-from . import clock, dynamo
-from .embedding import (
+from langgraph.store.dynamodb.items.embedding import (
     ITEM_SK,
     ORPHAN_SECONDS,
     PENDING,
@@ -27,11 +25,12 @@ from .embedding import (
     score,
     to_search_vector,
 )
-from .index_config import IndexSettings
-from .keys import ITEM_PREFIX, PK, SK, Namespace, encode_namespace
-from .registry import Registry
-from .rows import row_matches
-from .ttl import is_expired
+from langgraph.store.dynamodb.items.index_config import IndexSettings
+from langgraph.store.dynamodb.items.registry import Registry
+from langgraph.store.dynamodb.items.rows import row_matches
+from langgraph.store.dynamodb.table import clock, dynamo
+from langgraph.store.dynamodb.table.keys import ITEM_PREFIX, PK, SK, Namespace, encode_namespace
+from langgraph.store.dynamodb.table.ttl import is_expired
 
 logger = logging.getLogger(__name__)
 

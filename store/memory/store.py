@@ -20,27 +20,34 @@ from langgraph.store.base import (
     SearchOp,
     TTLConfig,
 )
-
-from . import clock, dynamo, table
-from .embedding import EmbeddingPlan, attach_vectors, check_vectors, plan_embeddings
-from .errors import access_must_be_granted, table_must_exist
-from .filters import validate_filter
-from .index_config import DEFAULT_MAX_FANOUT, DynamoIndexConfig, IndexSettings, parse_index_config
-from .keys import PK, SK, Namespace, normalize_op, validate_op
-from .lifecycle import Owner
-from .model_pin import check_pin, ensure_pin, read_pin
-from .purge import PurgeResult, RowSource, purge
-from .reads import Reader
-from .registry import Registry
-from .rows import (
-    build_row,
+from langgraph.store.dynamodb.items.embedding import (
+    EmbeddingPlan,
+    attach_vectors,
+    check_vectors,
+    plan_embeddings,
 )
-from .semantic_search import SemanticSearch, check_page
-from .table_spec import table_spec
-from .ttl import check_ttl
-from .usage import UsageHook, UsageMeter
-from .vector_index import ensure_index
-from .writes import Writer
+from langgraph.store.dynamodb.items.filters import validate_filter
+from langgraph.store.dynamodb.items.index_config import (
+    DEFAULT_MAX_FANOUT,
+    DynamoIndexConfig,
+    IndexSettings,
+    parse_index_config,
+)
+from langgraph.store.dynamodb.items.model_pin import check_pin, ensure_pin, read_pin
+from langgraph.store.dynamodb.items.registry import Registry
+from langgraph.store.dynamodb.items.rows import build_row
+from langgraph.store.dynamodb.jobs.purge import PurgeResult, RowSource, purge
+from langgraph.store.dynamodb.memory.reads import Reader
+from langgraph.store.dynamodb.memory.semantic_search import SemanticSearch, check_page
+from langgraph.store.dynamodb.memory.vector_index import ensure_index
+from langgraph.store.dynamodb.memory.writes import Writer
+from langgraph.store.dynamodb.table import clock, dynamo, table
+from langgraph.store.dynamodb.table.errors import access_must_be_granted, table_must_exist
+from langgraph.store.dynamodb.table.keys import PK, SK, Namespace, normalize_op, validate_op
+from langgraph.store.dynamodb.table.lifecycle import Owner
+from langgraph.store.dynamodb.table.table_spec import table_spec
+from langgraph.store.dynamodb.table.ttl import check_ttl
+from langgraph.store.dynamodb.table.usage import UsageHook, UsageMeter
 
 logger = logging.getLogger(__name__)
 
@@ -172,7 +179,7 @@ class DynamoDBStore(Owner, BaseStore):
                     logger.warning(
                         "Table %s already holds items written before vector index %s existed: "
                         "they are not searchable until embedded. Run "
-                        "langgraph.store.dynamodb.reindex(store) once to embed them.",
+                        "langgraph.store.dynamodb.jobs.reindex(store) once to embed them.",
                         self.table_name,
                         index.index_name,
                     )

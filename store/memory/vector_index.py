@@ -7,12 +7,11 @@ import time
 from typing import Any
 
 from botocore.exceptions import ClientError
-
-from .embedding import VECTOR, to_search_vector
-from .index_config import IndexSettings
-from .keys import GROUPS_PK, PK
-from .table import describe
-from .table_spec import attribute_definitions, index_spec
+from langgraph.store.dynamodb.items.embedding import VECTOR, to_search_vector
+from langgraph.store.dynamodb.items.index_config import IndexSettings
+from langgraph.store.dynamodb.table.keys import GROUPS_PK, PK
+from langgraph.store.dynamodb.table.table import describe
+from langgraph.store.dynamodb.table.table_spec import attribute_definitions, index_spec
 
 logger = logging.getLogger(__name__)
 

@@ -16,9 +16,8 @@ import math
 from typing import Any
 
 from botocore.exceptions import ClientError
-
-from . import clock, dynamo, vector_rows
-from .embedding import (
+from langgraph.store.dynamodb.items import vector_rows
+from langgraph.store.dynamodb.items.embedding import (
     CONTENT_HASH,
     INDEX_PATHS,
     PENDING,
@@ -27,13 +26,14 @@ from .embedding import (
     VECTOR_VERSION,
     vector_row_keys,
 )
-from .errors import raise_if_collection_full
-from .index_config import IndexSettings
-from .keys import PK, SK, Namespace, decode_namespace
-from .registry import Registry
-from .rows import CREATED_AT, UPDATED_AT, key_of, update_arguments
-from .ttl import EXPIRES_AT, TTL_MINUTES, expiry, needs_refresh
-from .vector_rows import carried
+from langgraph.store.dynamodb.items.index_config import IndexSettings
+from langgraph.store.dynamodb.items.registry import Registry
+from langgraph.store.dynamodb.items.rows import CREATED_AT, UPDATED_AT, key_of, update_arguments
+from langgraph.store.dynamodb.items.vector_rows import carried
+from langgraph.store.dynamodb.table import clock, dynamo
+from langgraph.store.dynamodb.table.errors import raise_if_collection_full
+from langgraph.store.dynamodb.table.keys import PK, SK, Namespace, decode_namespace
+from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, TTL_MINUTES, expiry, needs_refresh
 
 logger = logging.getLogger(__name__)
 

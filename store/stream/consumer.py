@@ -36,20 +36,16 @@ from aws_lambda_powertools.utilities.batch import (
 )
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from langchain_core.embeddings import Embeddings
-
-from . import dynamo
-from .embedders import bedrock_embeddings
-from .embedding import (
+from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
+from langgraph.store.dynamodb.items.embedding import (
     CONTENT_HASH,
     INDEX_PATHS,
     PENDING,
     content_hash,
     texts_to_embed,
 )
-from .event_filter import matches_any
-from .index_config import DEFAULT_INDEX_NAME
-from .keys import ITEM_PREFIX, PK, SK, Namespace, decode_namespace
-from .model_pin import (
+from langgraph.store.dynamodb.items.index_config import DEFAULT_INDEX_NAME
+from langgraph.store.dynamodb.items.model_pin import (
     BEDROCK,
     ModelIdentity,
     ModelMismatchError,
@@ -58,14 +54,22 @@ from .model_pin import (
     identity_of,
     read_pin,
 )
-from .registry import Registry
-from .rows import VALUE
-from .tracing import Tracing
-from .ttl import EXPIRES_AT, SWEEPER
-from .usage import UsageHook, UsageLogSink, UsageMeter
-from .values import decode_value
-from .vector_rows import carried
-from .vector_writes import DEFAULT_CONCURRENCY, BatchEmbedder, EmbedJob, VectorWriter
+from langgraph.store.dynamodb.items.registry import Registry
+from langgraph.store.dynamodb.items.rows import VALUE
+from langgraph.store.dynamodb.items.vector_rows import carried
+from langgraph.store.dynamodb.items.vector_writes import (
+    DEFAULT_CONCURRENCY,
+    BatchEmbedder,
+    EmbedJob,
+    VectorWriter,
+)
+from langgraph.store.dynamodb.stream.event_filter import matches_any
+from langgraph.store.dynamodb.stream.tracing import Tracing
+from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.keys import ITEM_PREFIX, PK, SK, Namespace, decode_namespace
+from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, SWEEPER
+from langgraph.store.dynamodb.table.usage import UsageHook, UsageLogSink, UsageMeter
+from langgraph.store.dynamodb.table.values import decode_value
 
 SERVICE = "memory-embedder"
 logger = Logger(service=SERVICE)

@@ -8,9 +8,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
-
-from .keys import Namespace
-from .permissions import Component, actions
+from langgraph.store.dynamodb.table.keys import Namespace
+from langgraph.store.dynamodb.table.permissions import Component, actions
 
 COLLECTION_FULL = "ItemCollectionSizeLimitExceededException"
 ACCESS_DENIED = "AccessDeniedException"

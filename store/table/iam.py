@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .keys import (
+from langgraph.store.dynamodb.table.keys import (
     GROUP_LABELS,
     GROUPS_PK,
     META_PK,
@@ -42,8 +42,15 @@ from .keys import (
     registry_partition,
     validate_namespace,
 )
-from .permissions import KEYED_ACTIONS, SHARED_ROWS, Component, On, Resources, actions
-from .thread_keys import registry_pk, run_pk
+from langgraph.store.dynamodb.table.permissions import (
+    KEYED_ACTIONS,
+    SHARED_ROWS,
+    Component,
+    On,
+    Resources,
+    actions,
+)
+from langgraph.store.dynamodb.table.thread_keys import registry_pk, run_pk
 
 # The store's actions on the table and its local index that name partition keys, which
 # `dynamodb:LeadingKeys` confines; the others (DescribeTable, DescribeTimeToLive) name none.

@@ -13,10 +13,9 @@ from typing import Any, Self
 
 import boto3
 from botocore.config import Config
-
-from . import dynamo
-from .pool import StorePool
-from .usage import UsageHook, UsageMeter
+from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.pool import StorePool
+from langgraph.store.dynamodb.table.usage import UsageHook, UsageMeter
 
 
 class Owner(abc.ABC):

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from . import recency
-from .keys import GROUPS_PK, META_PK
+from langgraph.store.dynamodb.items import recency
+from langgraph.store.dynamodb.table.keys import GROUPS_PK, META_PK
 
 
 class Component(StrEnum):

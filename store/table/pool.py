@@ -12,7 +12,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from . import dynamo
+from langgraph.store.dynamodb.table import dynamo
 
 R = TypeVar("R")
 

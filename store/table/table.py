@@ -7,10 +7,9 @@ import logging
 from typing import Any
 
 from botocore.exceptions import ClientError
-
-from . import recency
-from .table_spec import KEY_SCHEMA, ttl_spec
-from .ttl import EXPIRES_AT
+from langgraph.store.dynamodb.items import recency
+from langgraph.store.dynamodb.table.table_spec import KEY_SCHEMA, ttl_spec
+from langgraph.store.dynamodb.table.ttl import EXPIRES_AT
 
 logger = logging.getLogger(__name__)
 

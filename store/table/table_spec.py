@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import recency
-from .embedding import VECTOR
-from .index_config import VectorIndexShape
-from .keys import PK, RECENCY, SK
-from .ttl import EXPIRES_AT
+from langgraph.store.dynamodb.items import recency
+from langgraph.store.dynamodb.items.embedding import VECTOR
+from langgraph.store.dynamodb.items.index_config import VectorIndexShape
+from langgraph.store.dynamodb.table.keys import PK, RECENCY, SK
+from langgraph.store.dynamodb.table.ttl import EXPIRES_AT
 
 BILLING_MODE = "PAY_PER_REQUEST"  # vector indexes require on-demand tables
 # The stream consumer reads the new image of puts and the keys of the TTL sweep's deletions,

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .keys import MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES
+from langgraph.store.dynamodb.table.keys import MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES
 
 THREAD_KIND = ".t/"
 RUN_KIND = ".r/"

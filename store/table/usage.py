@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
-from .keys import (
+from langgraph.store.dynamodb.table.keys import (
     GROUPS_PK,
     PK,
     REGISTRY_PREFIX,
@@ -50,8 +50,8 @@ from .keys import (
     group_of,
     namespace_of_registry_key,
 )
-from .thread_keys import tenant_of_partition
-from .values import attribute_size
+from langgraph.store.dynamodb.table.thread_keys import tenant_of_partition
+from langgraph.store.dynamodb.table.values import attribute_size
 
 logger = logging.getLogger(__name__)
 

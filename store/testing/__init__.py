@@ -10,8 +10,9 @@ from ._moto_compat import IncompatibleMotoError, incompatible
 from .chat import ScriptedChatModel, tool_call
 
 try:
+    from langgraph.store.dynamodb.embedders.lexical import LexicalEmbedder, LexicalEmbeddings
+
     from ._settings import EmulatorSettings, current_settings
-    from .embedder import LexicalEmbedder, LexicalEmbeddings
     from .mock import EmulatedMockAWS, local_endpoint, local_endpoint_process, mock_aws
     from .streams import (
         BackgroundConsumer,

@@ -7,11 +7,11 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from langgraph.store.dynamodb.embedders.lexical import LexicalEmbedder
 from moto.bedrockruntime.models import BedrockRuntimeBackend
 from moto.core.exceptions import ServiceException
 
 from ._moto_compat import check_targets
-from .embedder import LexicalEmbedder
 
 TITAN_V2 = "amazon.titan-embed-text-v2:0"
 TITAN_V1 = "amazon.titan-embed-text-v1"

@@ -32,11 +32,10 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from langgraph.store.dynamodb.table.values import attribute_size
 from moto.core.responses import ActionResult
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler
-
-from ..values import attribute_size
 
 READ_UNIT = 4096
 WRITE_UNIT = 1024

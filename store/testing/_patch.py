@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from langgraph.store.dynamodb.table.values import MAX_ITEM_BYTES, attribute_size
 from moto import backend_index
 from moto.core.responses import ActionResult
 from moto.core.serialize import BaseJSONSerializer
@@ -34,7 +35,6 @@ from moto.dynamodb.responses import DynamoHandler, DynamoResult
 from moto.dynamodbstreams import urls as streams_urls
 from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
 
-from ..values import MAX_ITEM_BYTES, attribute_size
 from . import _capacity as capacity
 from . import _collections as lsi
 from . import _iam, _lsi_fetch

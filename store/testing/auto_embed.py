@@ -14,15 +14,15 @@ from __future__ import annotations
 import logging
 import threading
 
+from langgraph.store.dynamodb.embedders.lexical import LexicalEmbeddings
+from langgraph.store.dynamodb.items.model_pin import BEDROCK, PIN_PREFIX, ModelIdentity
+from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS, StreamConsumer
+from langgraph.store.dynamodb.table.keys import META_PK
 from moto.core.models import MockAWS
 from moto.dynamodb.models import dynamodb_backends
 from moto.dynamodb.models.dynamo_type import DynamoType
 
-from ..consumer import FILTER_PATTERNS, StreamConsumer
-from ..keys import META_PK
-from ..model_pin import BEDROCK, PIN_PREFIX, ModelIdentity
 from . import _vector as v
-from .embedder import LexicalEmbeddings
 from .streams import drain_stream
 
 logger = logging.getLogger(__name__)

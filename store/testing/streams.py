@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from langgraph.store.dynamodb.stream.event_filter import matches_any, matches_filter, parse_patterns
 from moto.dynamodb.models import dynamodb_backends
 
-from ..event_filter import matches_any, matches_filter, parse_patterns
 from . import _vector as v
 
 __all__ = [

@@ -6,9 +6,9 @@ import time
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from langgraph.store.dynamodb.table.ttl import SWEEPER
 from moto.dynamodb.models import dynamodb_backends
 
-from ..ttl import SWEEPER
 from . import _vector as v
 
 __all__ = ["TTL_USER_IDENTITY", "expire_ttl_items"]

@@ -14,7 +14,7 @@ from langgraph.checkpoint.dynamodb import (
     ThreadFullError,
     UnserializableValueError,
 )
-from langgraph.store.dynamodb.errors import TableNotFoundError
+from langgraph.store.dynamodb.table.errors import TableNotFoundError
 from langgraph.store.dynamodb.testing import EmulatorSettings, mock_aws
 
 from tests.checkpoint.conftest import TABLE

@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 from langgraph.store.base import PutOp
-from langgraph.store.dynamodb import DynamoDBStore, NamespaceFullError, dynamo
+from langgraph.store.dynamodb import DynamoDBStore, NamespaceFullError
 from langgraph.store.dynamodb.cli.errors import PartlyDone
 from langgraph.store.dynamodb.cli.transfer import PAGE, Imported, export_lines, import_lines
-from langgraph.store.dynamodb.rows import key_of
+from langgraph.store.dynamodb.items.rows import key_of
+from langgraph.store.dynamodb.table import dynamo
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, mock_aws
 
 

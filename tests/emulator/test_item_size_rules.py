@@ -9,8 +9,8 @@ from typing import Any
 import boto3
 import pytest
 from botocore.exceptions import ClientError
+from langgraph.store.dynamodb.table.values import attribute_size
 from langgraph.store.dynamodb.testing import mock_aws
-from langgraph.store.dynamodb.values import attribute_size
 
 LIMIT = 400 * 1024
 

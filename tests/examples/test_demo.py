@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from langgraph.store.dynamodb import local_embeddings
+from langgraph.store.dynamodb.embedders import local_embeddings
 
 DEMO_TIMEOUT_SECONDS = 120  # generous for a loaded CI machine; it takes ~10 s here
 

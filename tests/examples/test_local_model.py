@@ -4,7 +4,8 @@ that shares one word with it (the lexical stand-in cannot show this)."""
 from __future__ import annotations
 
 import pytest
-from langgraph.store.dynamodb import DynamoDBStore, local_embeddings
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.embedders import local_embeddings
 from langgraph.store.dynamodb.testing import mock_aws
 
 pytestmark = pytest.mark.skipif(

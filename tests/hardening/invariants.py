@@ -11,7 +11,7 @@ from typing import Any
 from boto3.dynamodb.types import TypeDeserializer
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import get_text_at_path
-from langgraph.store.dynamodb.embedding import vector_sort_key
+from langgraph.store.dynamodb.items.embedding import vector_sort_key
 
 from tests.support import scan_table
 

@@ -18,10 +18,10 @@ from langgraph.store.base import (
     SearchOp,
 )
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.errors import TableNotFoundError
-from langgraph.store.dynamodb.keys import MAX_ITEM_KEY_BYTES
+from langgraph.store.dynamodb.table.errors import TableNotFoundError
+from langgraph.store.dynamodb.table.keys import MAX_ITEM_KEY_BYTES
+from langgraph.store.dynamodb.table.values import MAX_DEPTH, MAX_ITEM_BYTES
 from langgraph.store.dynamodb.testing import LexicalEmbeddings
-from langgraph.store.dynamodb.values import MAX_DEPTH, MAX_ITEM_BYTES
 
 from tests.hardening.conftest import DIMS, TABLE, make_store
 from tests.hardening.invariants import rows_of

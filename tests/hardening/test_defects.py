@@ -13,10 +13,10 @@ import pytest
 from botocore.exceptions import ClientError
 from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
 from langgraph.store.dynamodb import AccessDeniedError, DynamoDBStore
-from langgraph.store.dynamodb.consumer import StreamConsumer, filter_criteria
-from langgraph.store.dynamodb.keys import MAX_SORT_KEY_BYTES
+from langgraph.store.dynamodb.stream.consumer import StreamConsumer, filter_criteria
+from langgraph.store.dynamodb.table.keys import MAX_SORT_KEY_BYTES
+from langgraph.store.dynamodb.table.values import MAX_DEPTH, MAX_ITEM_BYTES
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, drain_stream, expire_ttl_items
-from langgraph.store.dynamodb.values import MAX_DEPTH, MAX_ITEM_BYTES
 
 from tests.fault.layer import fail_requests
 from tests.hardening.conftest import DIMS, TABLE, make_store

@@ -17,9 +17,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.embedding import vector_sort_key
-from langgraph.store.dynamodb.iam import leading_keys, registry_leading_keys, tenant_policy
-from langgraph.store.dynamodb.keys import (
+from langgraph.store.dynamodb.items.embedding import vector_sort_key
+from langgraph.store.dynamodb.items.rows import key_of
+from langgraph.store.dynamodb.table.iam import leading_keys, registry_leading_keys, tenant_policy
+from langgraph.store.dynamodb.table.keys import (
     GROUP_LABELS,
     MAX_ITEM_KEY_BYTES,
     decode_namespace,
@@ -27,7 +28,6 @@ from langgraph.store.dynamodb.keys import (
     registry_partition,
     registry_sort_key,
 )
-from langgraph.store.dynamodb.rows import key_of
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, mock_aws
 from langgraph.store.memory import InMemoryStore
 

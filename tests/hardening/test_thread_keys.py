@@ -10,16 +10,16 @@ from typing import Any
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from langgraph.store.dynamodb.embedding import vector_sort_key
-from langgraph.store.dynamodb.iam import thread_leading_keys
-from langgraph.store.dynamodb.keys import (
+from langgraph.store.dynamodb.items.embedding import vector_sort_key
+from langgraph.store.dynamodb.items.rows import key_of
+from langgraph.store.dynamodb.table.iam import thread_leading_keys
+from langgraph.store.dynamodb.table.keys import (
     GROUPS_PK,
     META_PK,
     encode_namespace,
     registry_partition,
 )
-from langgraph.store.dynamodb.rows import key_of
-from langgraph.store.dynamodb.thread_keys import (
+from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
     blob_sk,
     checkpoint_sk,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from langchain_aws import BedrockEmbeddings
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.consumer import consumer_from_env
+from langgraph.store.dynamodb.stream.consumer import consumer_from_env
 from langgraph.store.dynamodb.testing import drain_stream, mock_aws
 
 from .conftest import Synthesized

@@ -12,7 +12,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sqs as sqs
 from aws_cdk.assertions import Template
 from cdk_nag import AwsSolutionsChecks
-from langgraph.store.dynamodb.permissions import NEEDS, Component
+from langgraph.store.dynamodb.table.permissions import NEEDS, Component
 
 from infra.backend import MemoryBackend
 

@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 from aws_cdk.assertions import Annotations, Match
-from langgraph.store.dynamodb.consumer import filter_criteria
-from langgraph.store.dynamodb.table_spec import table_spec, ttl_spec
+from langgraph.store.dynamodb.stream.consumer import filter_criteria
+from langgraph.store.dynamodb.table.table_spec import table_spec, ttl_spec
 
 from infra.backend import cfn_table_properties
 from infra.settings import MemorySettings

@@ -6,8 +6,8 @@ from typing import Any
 
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.keys import REGISTRY_PREFIX, registry_partition
-from langgraph.store.dynamodb.registry import CACHE_SECONDS, GRACE_SECONDS
+from langgraph.store.dynamodb.items.registry import CACHE_SECONDS, GRACE_SECONDS
+from langgraph.store.dynamodb.table.keys import REGISTRY_PREFIX, registry_partition
 from langgraph.store.dynamodb.testing import mock_aws
 from langgraph.store.memory import InMemoryStore
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, TTL_MINUTES
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, expire_ttl_items, mock_aws
-from langgraph.store.dynamodb.ttl import EXPIRES_AT, TTL_MINUTES
 
 from tests.support import FakeClock, RequestCounter
 

@@ -18,18 +18,18 @@ import pytest
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
 from langgraph.store.dynamodb import DynamoDBStore, reindex
-from langgraph.store.dynamodb.consumer import FILTER_PATTERNS, consumer_from_env
-from langgraph.store.dynamodb.embedders import bedrock_embeddings
-from langgraph.store.dynamodb.index_config import parse_index_shape
-from langgraph.store.dynamodb.migration import copy_table
-from langgraph.store.dynamodb.permissions import (
+from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
+from langgraph.store.dynamodb.items.index_config import parse_index_shape
+from langgraph.store.dynamodb.jobs.migration import copy_table
+from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS, consumer_from_env
+from langgraph.store.dynamodb.table.permissions import (
     KEYED_ACTIONS,
     NEEDS,
     SHARED_ROWS,
     Component,
     Permission,
 )
-from langgraph.store.dynamodb.table_spec import table_spec, ttl_spec
+from langgraph.store.dynamodb.table.table_spec import table_spec, ttl_spec
 from langgraph.store.dynamodb.testing import drain_stream, expire_ttl_items, mock_aws
 
 from tests.checkpoint.workload import use_threads
@@ -82,13 +82,13 @@ def check(component: Component, calls: list[Call]) -> None:
     used = frozenset().union(*(c.permissions for c in calls))
     undeclared = sorted(used - needs)
     assert not undeclared, (
-        f"{component} sent requests store/permissions.py does not declare for it: "
+        f"{component} sent requests store/table/permissions.py does not declare for it: "
         f"{undeclared}; first such call: "
         f"{next(str(c) for c in calls if c.permissions & set(undeclared))}"
     )
     unused = sorted(needs - used)
     assert not unused, (
-        f"store/permissions.py grants {component} {unused}, which no request used: drop "
+        f"store/table/permissions.py grants {component} {unused}, which no request used: drop "
         "them, or exercise the path that needs them here"
     )
 

@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 
 from langgraph.store.dynamodb.cli import app
-from langgraph.store.dynamodb.iam import tenant_policy
-from langgraph.store.dynamodb.permissions import (
+from langgraph.store.dynamodb.table.iam import tenant_policy
+from langgraph.store.dynamodb.table.permissions import (
     KEYED_ACTIONS,
     NEEDS,
     PLACEHOLDERS,

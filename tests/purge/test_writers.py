@@ -11,7 +11,7 @@ from typing import Any
 import boto3
 import pytest
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.consumer import FILTER_PATTERNS, StreamConsumer
+from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS, StreamConsumer
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, drain_stream, mock_aws
 
 from tests.fault.layer import FaultLayer

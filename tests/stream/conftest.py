@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.consumer import FILTER_PATTERNS, StreamConsumer
+from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS, StreamConsumer
 from langgraph.store.dynamodb.testing import DrainReport, LexicalEmbeddings, drain_stream, mock_aws
 
 DIMS = 64

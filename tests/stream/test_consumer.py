@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 from langgraph.store.dynamodb import DynamoDBStore, NamespaceFullError
-from langgraph.store.dynamodb.consumer import FILTER_PATTERN, StreamConsumer
-from langgraph.store.dynamodb.embedding import PENDING, VECTOR
-from langgraph.store.dynamodb.errors import InvalidSettingError
-from langgraph.store.dynamodb.rows import key_of
+from langgraph.store.dynamodb.items.embedding import PENDING, VECTOR
+from langgraph.store.dynamodb.items.rows import key_of
+from langgraph.store.dynamodb.items.vector_writes import BatchEmbedder
+from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERN, StreamConsumer
+from langgraph.store.dynamodb.table.errors import InvalidSettingError
 from langgraph.store.dynamodb.testing import LambdaContext, drain_stream, mock_aws
-from langgraph.store.dynamodb.vector_writes import BatchEmbedder
 
 from tests.stream.conftest import (
     DIMS,
@@ -289,7 +289,7 @@ def test_throttling_is_retried_with_backoff(streamed: StreamSetup) -> None:
     ],
 )
 def test_bedrock_batch_api_where_the_model_has_one(model: str, dims: int, calls: int) -> None:
-    from langgraph.store.dynamodb.embedders import bedrock_embeddings
+    from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
 
     with mock_aws():
         embed = bedrock_embeddings(model, dims, False, region_name="us-east-1")
@@ -341,7 +341,7 @@ def test_a_namespace_the_vectors_fill_fails_its_record_with_namespace_full() -> 
 def test_bedrock_embeddings_refuses_what_the_consumer_cannot_call(
     model: str, dims: int, refused: str
 ) -> None:
-    from langgraph.store.dynamodb.embedders import bedrock_embeddings
+    from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
 
     with pytest.raises(InvalidSettingError, match=re.escape(refused)):
         bedrock_embeddings(model, dims, False, region_name="us-east-1")

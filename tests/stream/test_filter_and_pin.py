@@ -11,16 +11,16 @@ from typing import Any
 import pytest
 from langchain_aws import BedrockEmbeddings
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.consumer import (
+from langgraph.store.dynamodb.items.embedding import PENDING
+from langgraph.store.dynamodb.items.model_pin import ModelMismatchError
+from langgraph.store.dynamodb.items.rows import key_of
+from langgraph.store.dynamodb.stream.consumer import (
     FILTER_PATTERN,
     SWEEP_PATTERN,
     StreamConsumer,
     consumer_from_env,
     filter_criteria,
 )
-from langgraph.store.dynamodb.embedding import PENDING
-from langgraph.store.dynamodb.model_pin import ModelMismatchError
-from langgraph.store.dynamodb.rows import key_of
 from langgraph.store.dynamodb.testing import (
     LexicalEmbeddings,
     drain_stream,

@@ -8,10 +8,10 @@ import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 from botocore.exceptions import ClientError
 from langgraph.store.dynamodb import DynamoDBStore, ModelMismatchError
-from langgraph.store.dynamodb.consumer import StreamConsumer
-from langgraph.store.dynamodb.model_pin import identify, repin
+from langgraph.store.dynamodb.items.model_pin import identify, repin
+from langgraph.store.dynamodb.stream.consumer import StreamConsumer
+from langgraph.store.dynamodb.table.values import MAX_ITEM_BYTES
 from langgraph.store.dynamodb.testing import expire_ttl_items, mock_aws
-from langgraph.store.dynamodb.values import MAX_ITEM_BYTES
 
 from tests.stream.conftest import (
     DIMS,

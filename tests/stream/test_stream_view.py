@@ -6,9 +6,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from langgraph.store.dynamodb.consumer import StreamConsumer
-from langgraph.store.dynamodb.index_config import parse_index_shape
-from langgraph.store.dynamodb.table_spec import table_spec
+from langgraph.store.dynamodb.items.index_config import parse_index_shape
+from langgraph.store.dynamodb.stream.consumer import StreamConsumer
+from langgraph.store.dynamodb.table.table_spec import table_spec
 from langgraph.store.dynamodb.testing import drain_stream, expire_ttl_items, mock_aws
 
 from tests.stream.conftest import (

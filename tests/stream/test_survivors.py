@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 from langchain_core.embeddings import Embeddings
-from langgraph.store.dynamodb.consumer import consumer_from_env
-from langgraph.store.dynamodb.keys import PK, SK
-from langgraph.store.dynamodb.model_pin import identify
+from langgraph.store.dynamodb.items.model_pin import identify
+from langgraph.store.dynamodb.items.vector_writes import BatchEmbedder, EmbedJob, with_backoff
+from langgraph.store.dynamodb.stream.consumer import consumer_from_env
+from langgraph.store.dynamodb.table.keys import PK, SK
 from langgraph.store.dynamodb.testing import mock_aws
-from langgraph.store.dynamodb.vector_writes import BatchEmbedder, EmbedJob, with_backoff
 
 from tests.stream.conftest import (
     DIMS,

@@ -23,7 +23,7 @@ RUN_CONSUMER = """
 import json, sys
 from langchain_aws import BedrockEmbeddings
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.consumer import consumer_from_env, filter_criteria
+from langgraph.store.dynamodb.stream.consumer import consumer_from_env, filter_criteria
 from langgraph.store.dynamodb.testing import drain_stream, mock_aws
 
 with mock_aws():

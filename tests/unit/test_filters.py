@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from langgraph.store.dynamodb.filters import matches, validate_filter
+from langgraph.store.dynamodb.items.filters import matches, validate_filter
 
 VALUE = {"n": 5, "f": 0.5, "s": "beta", "b": True, "nested": {"a": 1, "b": {"c": "x"}}, "l": [1, 2]}
 

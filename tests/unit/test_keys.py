@@ -13,7 +13,7 @@ from langgraph.store.base import (
     PutOp,
     SearchOp,
 )
-from langgraph.store.dynamodb.keys import (
+from langgraph.store.dynamodb.table.keys import (
     GROUP_LABELS,
     GROUPS_PK,
     META_PK,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from langgraph.store.base import MatchCondition
-from langgraph.store.dynamodb.namespaces import Page, literal_prefix
+from langgraph.store.dynamodb.items.namespaces import Page, literal_prefix
 from langgraph.store.memory import InMemoryStore
 
 label = st.sampled_from(["a", "b", "c", "*x", "%"])

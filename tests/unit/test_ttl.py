@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from langgraph.store.dynamodb.ttl import (
+from langgraph.store.dynamodb.table.ttl import (
     EXPIRES_AT,
     TTL_MINUTES,
     is_expired,

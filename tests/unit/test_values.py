@@ -7,11 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from langgraph.store.dynamodb.values import (
-    check_item_size,
-    decode_value,
-    encode_value,
-)
+from langgraph.store.dynamodb.table.values import check_item_size, decode_value, encode_value
 
 json_values = st.recursive(
     st.none()

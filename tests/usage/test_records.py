@@ -14,9 +14,9 @@ import pytest
 from aws_lambda_powertools import Logger
 from langgraph.store.base import GetOp, PutOp
 from langgraph.store.dynamodb import DynamoDBStore, reindex
-from langgraph.store.dynamodb.consumer import FILTER_PATTERNS, StreamConsumer
+from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS, StreamConsumer
+from langgraph.store.dynamodb.table.usage import EMBED, UsageLogSink, UsageRecord
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, drain_stream, mock_aws
-from langgraph.store.dynamodb.usage import EMBED, UsageLogSink, UsageRecord
 
 TABLE = "usage"
 DIMS = 32

@@ -11,7 +11,7 @@ import pytest
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.cli import app
-from langgraph.store.dynamodb.tenants import tenant_storage
+from langgraph.store.dynamodb.jobs.tenants import tenant_storage
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, mock_aws
 from typer.testing import CliRunner
 

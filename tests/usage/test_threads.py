@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
+from langgraph.store.dynamodb.table.usage import THREADS, UsageRecord
 from langgraph.store.dynamodb.testing import mock_aws
-from langgraph.store.dynamodb.usage import THREADS, UsageRecord
 
 from tests.checkpoint.graphs import chat_graph, say
 from tests.support import RequestCounter

@@ -1,0 +1,2 @@
+"""`make demo`: a support agent that remembers, on the local emulation
+(`python -m langgraph.store.dynamodb.demo`)."""
