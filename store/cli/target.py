@@ -14,6 +14,8 @@ from botocore.config import Config
 from botocore.exceptions import ConnectionError as BotoConnectionError
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.base import Item
+from langgraph.store.dynamodb.embedders.lexical import LexicalEmbeddings
+from langgraph.store.dynamodb.embedders.local_embeddings import MiniLMEmbeddings
 from langgraph.store.dynamodb.items.index_config import DEFAULT_INDEX_NAME
 from langgraph.store.dynamodb.items.model_pin import BEDROCK, identity_of, read_pin
 from langgraph.store.dynamodb.memory.config import StoreSettings, load_settings
@@ -35,8 +37,8 @@ CLI_BOTO_CONFIG = Config(connect_timeout=CONNECT_TIMEOUT_SECONDS)
 # The configurable key of the savers the command line builds for one tenant: any name
 # does, as a thread's keys hold the tenant's value, never the key's name.
 TENANT_KEY = "tenant"
-LEXICAL_PROVIDER = "langgraph.store.dynamodb.testing.embedder.LexicalEmbeddings"
-MINILM_PROVIDER = "langgraph.store.dynamodb.embedders.local_embeddings.MiniLMEmbeddings"
+LEXICAL_PROVIDER = LexicalEmbeddings.PINNED_AS
+MINILM_PROVIDER = MiniLMEmbeddings.PINNED_AS
 
 TableOpt = Annotated[
     str | None, typer.Option("--table", "-t", help="Table name (env DYNAMODB_MEMORY_TABLE).")

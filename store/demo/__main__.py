@@ -231,7 +231,7 @@ def resume_in_a_second_process(agent: Any, url: str, embedder: Embedder) -> None
     )
     config = thread_config(ACME, RESUMED)
     before = agent.get_state(config).values["messages"]
-    command = [sys.executable, "-m", __spec__.name if __spec__ else "langgraph.store.dynamodb.demo"]
+    command = [sys.executable, "-m", __package__ or "langgraph.store.dynamodb.demo"]
     command += ["--resume", RESUMED, "--endpoint-url", url, "--embedder", embedder.choice]
     env = {
         **os.environ,

@@ -23,6 +23,7 @@ import hashlib
 import math
 import re
 from functools import lru_cache
+from typing import ClassVar
 
 from langchain_core.embeddings import Embeddings
 
@@ -195,6 +196,10 @@ class LexicalEmbeddings(Embeddings):
 
     Pass it where a store takes an embedder, e.g. ``embed=LexicalEmbeddings(dims=256)``.
     """
+
+    # The provider tables pin it by (`model_pin.identify`): its module path before it
+    # moved here, kept so that tables pinned to it stay valid.
+    PINNED_AS: ClassVar[str] = "langgraph.store.dynamodb.testing.embedder.LexicalEmbeddings"
 
     def __init__(self, dims: int = 1024, embedder: LexicalEmbedder | None = None) -> None:
         if dims < 1:

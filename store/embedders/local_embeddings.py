@@ -7,7 +7,7 @@ the wheel, loaded by sentence-transformers; no download at run time).
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.embeddings import Embeddings
 
@@ -27,6 +27,10 @@ def available() -> bool:
 
 class MiniLMEmbeddings(Embeddings):
     """LangChain `Embeddings` over the bundled all-MiniLM-L6-v2, normalised vectors."""
+
+    # The provider tables pin it by (`model_pin.identify`): its module path before it
+    # moved here, kept so that tables pinned to it stay valid.
+    PINNED_AS: ClassVar[str] = "langgraph.store.dynamodb.local_embeddings.MiniLMEmbeddings"
 
     def __init__(self) -> None:
         if not available():

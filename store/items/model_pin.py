@@ -43,14 +43,17 @@ class ModelIdentity:
 
 def identify(embeddings: Embeddings, dims: int) -> ModelIdentity:
     """The identity of a LangChain embedder: Bedrock models by model id, anything else by
-    its class (and `model`/`model_name` attribute when it has one)."""
+    its class (its own `PINNED_AS` when it declares one; and `model`/`model_name` attribute
+    when it has one)."""
     model_id = getattr(embeddings, "model_id", None)
     if type(embeddings).__name__ == "BedrockEmbeddings" and isinstance(model_id, str):
         return ModelIdentity(BEDROCK, model_id, dims, bool(getattr(embeddings, "normalize", False)))
     kind = type(embeddings)
     func = getattr(embeddings, "func", None)  # langgraph's wrapper around a plain function
     target = func if callable(func) else kind
-    provider = f"{target.__module__}.{getattr(target, '__qualname__', kind.__qualname__)}"
+    provider = vars(kind).get("PINNED_AS") or (
+        f"{target.__module__}.{getattr(target, '__qualname__', kind.__qualname__)}"
+    )
     model = next(
         (
             value

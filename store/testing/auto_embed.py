@@ -27,7 +27,7 @@ from .streams import drain_stream
 
 logger = logging.getLogger(__name__)
 
-LEXICAL = f"{LexicalEmbeddings.__module__}.{LexicalEmbeddings.__qualname__}"
+LEXICAL = LexicalEmbeddings.PINNED_AS
 CONSUMER_ID = "embedder"
 
 
