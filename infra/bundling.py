@@ -1,7 +1,7 @@
 """The stream consumer's Lambda asset, bundled locally (no Docker): the handlers under
-`lambdas/`, the library from `store/`, and the library's runtime dependencies installed by
-pip as wheels for the Lambda platform, less what the handler never imports, with bytecode
-compiled for the runtime's Python.
+`lambdas/`, the library's layers the handler imports (`SHIPPED`), and the library's runtime
+dependencies installed by pip as wheels for the Lambda platform, less what the handler
+never imports, with bytecode compiled for the runtime's Python.
 
 Bytecode: `/var/task` is read-only, so without a `.pyc` for the runtime's Python every cold
 start compiles every module it imports. The pycs are hash-based and unchecked: CDK zips
@@ -56,21 +56,14 @@ RUNTIME = lambda_.Runtime.PYTHON_3_14
 PYTHON = RUNTIME.name.removeprefix("python")
 HOST_PYTHON = "{}.{}".format(*sys.version_info)
 
-# Never shipped: the emulation (needs moto) and this machine's bytecode.
-NOT_SHIPPED = ("testing", "__pycache__", "*.pyc")
-# What the slim asset leaves out, none of it imported by the handler
-# (tests/infra/test_bundle.py runs the handler from the asset alone):
-# - from the library: its CLI, the demo, the Agent Server factory, the local embedding
-#   model, the pytest plugin;
-LIBRARY_LEFT_OUT = (
-    *NOT_SHIPPED,
-    "cli",
-    "__main__.py",
-    "demo*.py",
-    "agent_server.py",
-    "local_embeddings.py",
-    "pytest_plugin.py",
-)
+# What the asset holds of the library: the package's own files and the layers the stream
+# consumer imports (`store/stream/` and the layers below it), and nothing else: never the
+# store's paths and jobs, the checkpointer, the CLI, the demo or the emulation.
+# tests/infra/test_bundle.py checks this is exactly what the handler imports.
+SHIPPED = ("__init__.py", "py.typed", "table", "embedders", "items", "stream")
+# Never shipped: this machine's bytecode.
+NOT_SHIPPED = ("__pycache__", "*.pyc")
+# What the slim asset leaves out, none of it imported by the handler:
 # - the requirements only the CLI imports, and every distribution only they require;
 CLI_REQUIREMENTS = frozenset({"typer", "rich"})
 # - from every dependency: test suites, console scripts, type stubs.
@@ -163,8 +156,9 @@ def cli_only(installed: Path) -> list[importlib.metadata.Distribution]:
 
 
 def build(out: Path, target: Target = LAMBDA_ARM64, *, slim: bool = True) -> None:
-    """Write the asset into `out`: dependencies, the library, and the handlers. With
-    `slim=False`, as before issue 19 (all pip installed, no bytecode): the bench's baseline."""
+    """Write the asset into `out`: dependencies, the library's shipped layers, and the
+    handlers. With `slim=False`, dependencies as before issue 19 (all pip installed, no
+    bytecode): the bench's baseline."""
     python = interpreter(target.python) if slim else None
     if slim and python is None:
         print(f"warning: {no_bytecode_warning(target.python)}", file=sys.stderr)
@@ -173,10 +167,14 @@ def build(out: Path, target: Target = LAMBDA_ARM64, *, slim: bool = True) -> Non
     shutil.copytree(dependencies, out, dirs_exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         own = Path(scratch)
-        library_left_out = LIBRARY_LEFT_OUT if slim else NOT_SHIPPED
-        shutil.copytree(
-            LIBRARY, own / PACKAGE_PATH, ignore=shutil.ignore_patterns(*library_left_out)
-        )
+        package = own / PACKAGE_PATH
+        package.mkdir(parents=True)
+        for name in SHIPPED:
+            source = LIBRARY / name
+            if source.is_dir():
+                shutil.copytree(source, package / name, ignore=shutil.ignore_patterns(*NOT_SHIPPED))
+            else:
+                shutil.copy2(source, package / name)
         shutil.copytree(
             HANDLERS, own, ignore=shutil.ignore_patterns(*NOT_SHIPPED), dirs_exist_ok=True
         )
@@ -239,10 +237,10 @@ def _recipe(target: Target, *inputs: object) -> bytes:
 
 
 def _sources() -> Iterator[Path]:
-    for root in (LIBRARY, HANDLERS):
-        for path in root.rglob("*.py"):
-            if "testing" not in path.relative_to(root).parts:
-                yield path
+    for name in SHIPPED:
+        source = LIBRARY / name
+        yield from source.rglob("*.py") if source.is_dir() else [source]
+    yield from HANDLERS.rglob("*.py")
 
 
 def _compile(root: Path, python: Interpreter) -> None:

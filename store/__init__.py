@@ -1,28 +1,112 @@
-"""Serverless long-term memory for LangGraph agents on one DynamoDB table."""
+"""Serverless long-term memory for LangGraph agents on one DynamoDB table.
 
-from langgraph.store.dynamodb.items.model_pin import ModelMismatchError
-from langgraph.store.dynamodb.jobs.purge import Census, PurgeConflictError, PurgeResult, RowSource
-from langgraph.store.dynamodb.jobs.reindex import ReindexProgress, ReindexSummary, reindex
-from langgraph.store.dynamodb.memory.store import DynamoDBStore
-from langgraph.store.dynamodb.memory.vector_index import VectorIndexUnsupportedError
-from langgraph.store.dynamodb.table.errors import (
-    AccessDeniedError,
-    NamespaceFullError,
-    TableNotFoundError,
-)
+Every public name loads on first use (`EXPORTS`), so importing one layer does not import
+the others: the stream Lambda imports `stream.consumer` and never the store, its jobs or
+the checkpointer. Module paths that earlier versions showed users (`MOVED`) still import,
+as the very module at its new path.
+"""
 
-__all__ = [
-    "AccessDeniedError",
-    "Census",
-    "DynamoDBStore",
-    "ModelMismatchError",
-    "NamespaceFullError",
-    "PurgeConflictError",
-    "PurgeResult",
-    "ReindexProgress",
-    "ReindexSummary",
-    "RowSource",
-    "TableNotFoundError",
-    "VectorIndexUnsupportedError",
-    "reindex",
-]
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .embedders.local_embeddings import MiniLMEmbeddings as MiniLMEmbeddings
+    from .items.model_pin import ModelMismatchError as ModelMismatchError
+    from .jobs.migration import copy_table as copy_table
+    from .jobs.purge import Census as Census
+    from .jobs.purge import PurgeConflictError as PurgeConflictError
+    from .jobs.purge import PurgeResult as PurgeResult
+    from .jobs.purge import RowSource as RowSource
+    from .jobs.reindex import ReindexProgress as ReindexProgress
+    from .jobs.reindex import ReindexSummary as ReindexSummary
+    from .jobs.reindex import reindex as reindex
+    from .memory.store import DynamoDBStore as DynamoDBStore
+    from .memory.vector_index import VectorIndexUnsupportedError as VectorIndexUnsupportedError
+    from .table.errors import AccessDeniedError as AccessDeniedError
+    from .table.errors import NamespaceFullError as NamespaceFullError
+    from .table.errors import TableNotFoundError as TableNotFoundError
+    from .table.iam import tenant_policy as tenant_policy
+    from .table.usage import UsageLogSink as UsageLogSink
+
+# public name -> the module (below this package) that defines it
+EXPORTS = {
+    "AccessDeniedError": "table.errors",
+    "Census": "jobs.purge",
+    "DynamoDBStore": "memory.store",
+    "MiniLMEmbeddings": "embedders.local_embeddings",
+    "ModelMismatchError": "items.model_pin",
+    "NamespaceFullError": "table.errors",
+    "PurgeConflictError": "jobs.purge",
+    "PurgeResult": "jobs.purge",
+    "ReindexProgress": "jobs.reindex",
+    "ReindexSummary": "jobs.reindex",
+    "RowSource": "jobs.purge",
+    "TableNotFoundError": "table.errors",
+    "UsageLogSink": "table.usage",
+    "VectorIndexUnsupportedError": "memory.vector_index",
+    "copy_table": "jobs.migration",
+    "reindex": "jobs.reindex",
+    "tenant_policy": "table.iam",
+}
+__all__ = sorted(EXPORTS)
+
+# module path users were shown before the layout by layer -> where that module is now
+MOVED = {
+    "bedrock_models": "embedders.bedrock_models",
+    "config": "memory.config",
+    "consumer": "stream.consumer",
+    "iam": "table.iam",
+    "local_embeddings": "embedders.local_embeddings",
+    "migration": "jobs.migration",
+    "permissions": "table.permissions",
+    "table_spec": "table.table_spec",
+    "usage": "table.usage",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *EXPORTS})
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports `langgraph.store.dynamodb.<old>` as the module now at its new path (one
+    module object under both names, never a second copy)."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, importlib.machinery.ModuleSpec | None] = {}
+
+    def find_spec(
+        self, fullname: str, path: Any = None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        parent, _, name = fullname.rpartition(".")
+        if parent != __name__ or name not in MOVED:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        module = importlib.import_module(f"{__name__}.{MOVED[spec.name.rpartition('.')[2]]}")
+        self._specs[spec.name] = module.__spec__
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        # the import system set the alias's spec on the module: give it back its own
+        module.__spec__ = self._specs.pop(module.__spec__.name if module.__spec__ else "")
+
+
+if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
+    sys.meta_path.append(_MovedModules())

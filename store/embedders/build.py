@@ -5,8 +5,8 @@ config (`embedder`), and for a pinned Bedrock model for the stream consumer
 
 Names: `bedrock:<model id>` (Titan, Cohere, behind an id, a profile id or an ARN),
 `local:minilm` (all-MiniLM-L6-v2 on the CPU, the `local-embeddings` extra), `lexical`
-(the emulation's word-overlap stand-in, the `testing` extra), or any provider string
-LangChain's `init_embeddings` knows.
+(the word-overlap stand-in the emulation serves as Bedrock; no extra), or any provider
+string LangChain's `init_embeddings` knows.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from langgraph.store.dynamodb.embedders.bedrock_models import (
     check_embedding_model,
     foundation_model,
 )
+from langgraph.store.dynamodb.embedders.lexical import LexicalEmbeddings
 from langgraph.store.dynamodb.table.errors import InvalidSettingError
 
 BEDROCK_PREFIX = "bedrock:"
@@ -92,14 +93,6 @@ def embedder(
 
         return MiniLMEmbeddings()
     if name == "lexical":
-        try:
-            from langgraph.store.dynamodb.embedders.lexical import LexicalEmbeddings
-        except ImportError as error:
-            raise InvalidSettingError(
-                "embed",
-                name,
-                "comes with the testing extra: pip install 'langgraph-dynamodb-memory[testing]'",
-            ) from error
         return LexicalEmbeddings(dims=dims or LOCAL_DIMS["lexical"])
     from langgraph.store.base import ensure_embeddings
 

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from langgraph.store.dynamodb.items.embedding import (
     CONTENT_HASH,
@@ -51,10 +51,26 @@ from langgraph.store.dynamodb.table.keys import (
     registry_prefix,
 )
 from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, is_expired
+from langgraph.store.dynamodb.table.usage import UsageMeter
 from langgraph.store.dynamodb.table.values import decode_value
 
-if TYPE_CHECKING:
-    from langgraph.store.dynamodb.memory.store import DynamoDBStore
+
+class IndexedStore(Protocol):
+    """What reindex needs of a store (`DynamoDBStore` is one): its table, client, index
+    settings and usage meter."""
+
+    @property
+    def client(self) -> Any: ...
+
+    @property
+    def table_name(self) -> str: ...
+
+    @property
+    def index_settings(self) -> IndexSettings | None: ...
+
+    @property
+    def usage(self) -> UsageMeter: ...
+
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +104,7 @@ class ReindexSummary:
 
 
 def reindex(
-    store: DynamoDBStore,
+    store: IndexedStore,
     *,
     prefix: Namespace = (),
     concurrency: int = DEFAULT_CONCURRENCY,
@@ -147,7 +163,7 @@ class _Run:
 
     def __init__(
         self,
-        store: DynamoDBStore,
+        store: IndexedStore,
         settings: IndexSettings,
         concurrency: int,
         max_items_per_second: float | None,

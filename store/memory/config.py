@@ -19,7 +19,7 @@ comes from the first of: an explicit keyword, an environment variable, the confi
 "boto3's" means boto3 decides as usual (`AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL`,
 `AWS_PROFILE`, the shared config files). Embedding models are named `bedrock:<model id>`
 (e.g. `bedrock:amazon.titan-embed-text-v2:0`), `local:minilm` (the `local-embeddings`
-extra), `lexical` (the emulation's stand-in, `testing` extra), or any provider string
+extra), `lexical` (the word-overlap stand-in, no extra), or any provider string
 LangChain's `init_embeddings` accepts.
 """
 

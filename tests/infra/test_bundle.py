@@ -28,6 +28,7 @@ from infra.bundling import (
     PYTHON,
     ROOT,
     RUNTIME,
+    SHIPPED,
     build,
     interpreter,
     no_bytecode_warning,
@@ -131,10 +132,31 @@ def test_asset_leaves_out_what_the_handler_never_imports(asset: Path) -> None:
         assert not (asset / name).exists(), name
     assert not list(asset.glob("typer-*.dist-info"))
     assert not list(asset.rglob("tests")) and not list(asset.rglob("*.pyi"))
-    for left_out in ("cli", "__main__.py", "demo.py", "agent_server.py", "local_embeddings.py"):
+    library = {path.name for path in (asset / PACKAGE_PATH).iterdir()} - {"__pycache__"}
+    assert library == set(SHIPPED)
+    for left_out in ("checkpoint", "cli", "demo", "testing", "memory", "jobs", "agent_server.py"):
         assert not (asset / PACKAGE_PATH / left_out).exists(), left_out
     # Read at import time through importlib.metadata: kept.
     assert list(asset.glob("langchain_aws-*.dist-info/METADATA"))
+
+
+# Prints the library's layers the handler has imported once it is loaded.
+LAYERS_IMPORTED = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import embedder.handler
+print(json.dumps(sorted({name.split(".")[3] for name in sys.modules if name.count(".") >= 3
+              and name.startswith("langgraph.store.dynamodb.")})))
+"""
+
+
+def test_the_asset_ships_exactly_the_layers_the_handler_imports(asset: Path) -> None:
+    """Built by including folders: every layer shipped is imported, and nothing the handler
+    imports is missing (it would fail to import above)."""
+    result = in_asset(asset, LAYERS_IMPORTED, {"AWS_DEFAULT_REGION": "us-east-1"})
+    assert result.returncode == 0, result.stderr
+    imported = set(json.loads(result.stdout.splitlines()[-1]))
+    assert imported == {name for name in SHIPPED if "." not in name}
 
 
 def test_every_module_of_the_asset_has_bytecode_for_its_python(asset: Path) -> None:
@@ -177,7 +199,7 @@ def synthesize_with_cdk_json(outdir: Path, **env: str) -> tuple[Path, str]:
     key = function["Properties"]["Code"]["S3Key"]
     asset = outdir / f"asset.{key.removesuffix('.zip')}"
     assert (asset / "embedder" / "handler.py").is_file()
-    assert (asset / PACKAGE_PATH / "consumer.py").is_file()
+    assert (asset / PACKAGE_PATH / "stream" / "consumer.py").is_file()
     native = list(asset.glob("pydantic_core/*.so"))
     assert native and all("aarch64" in path.name for path in native), native
     assert not (asset / "typer").exists() and not (asset / PACKAGE_PATH / "cli").exists()
@@ -214,7 +236,7 @@ def test_cdk_json_synthesizes_offline_with_the_arm64_asset(tmp_path: Path) -> No
     asset, _ = synthesize_with_cdk_json(tmp_path)
     tag = f"cpython-{PYTHON.replace('.', '')}"
     compiled = [
-        asset / PACKAGE_PATH / "__pycache__" / f"consumer.{tag}.pyc",
+        asset / PACKAGE_PATH / "stream" / "__pycache__" / f"consumer.{tag}.pyc",
         asset / "embedder" / "__pycache__" / f"handler.{tag}.pyc",
         asset / "botocore" / "__pycache__" / f"client.{tag}.pyc",
         asset / "langchain_aws" / "__pycache__" / f"__init__.{tag}.pyc",
