@@ -7,19 +7,15 @@ import platform
 import statistics
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from . import prices
+from .results import Gathered, Plan, Result, as_json
 from .stores import DIMS, MODEL, OURS
-
-if TYPE_CHECKING:
-    from .run import Bench, Plan, Result
 
 METRICS = (("requests", "DynamoDB requests"), ("items_read", "items read"))
 
 
-def write(bench: Bench, plan: Plan, out: Path) -> None:
-    from .run import as_json
+def write(bench: Gathered, plan: Plan, out: Path) -> None:
 
     out.mkdir(parents=True, exist_ok=True)
     ours = tuple(_slug(curve) for curve in bench.curves)
@@ -58,7 +54,7 @@ def _ratio(peer: Result, ours: Result, attribute: str) -> str:
     return f"{theirs / mine:.1f}x" if mine else "-"
 
 
-def headline(bench: Bench) -> list[str]:
+def headline(bench: Gathered) -> list[str]:
     """Per peer: the median over the workloads both do correctly of peer/ours latency
     and requests (above 1: ours is faster, or makes fewer requests)."""
     lines = []
@@ -89,7 +85,7 @@ def headline(bench: Bench) -> list[str]:
     return lines
 
 
-def markdown(bench: Bench, plan: Plan, plots: list[str]) -> str:
+def markdown(bench: Gathered, plan: Plan, plots: list[str]) -> str:
     names = list(bench.stores)
     peers = [n for n in names if n != OURS]
     lat = plan.latency

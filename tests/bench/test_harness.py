@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from bench.instrument import Latency
-from bench.run import Plan, run
+from bench.results import Plan
+from bench.run import run
 from bench.stores import KINDS, OURS
 
 TINY = Plan(
