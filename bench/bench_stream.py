@@ -18,21 +18,14 @@ from typing import Any
 
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore, reindex
-from langgraph.store.dynamodb.items.embedding import (
-    CONTENT_HASH,
-    INDEX_PATHS,
-    PENDING,
-    VECTOR,
-    texts_to_embed,
-    to_attribute,
-)
-from langgraph.store.dynamodb.items.rows import VALUE
+from langgraph.store.dynamodb.items.embedding import texts_to_embed, to_attribute
 from langgraph.store.dynamodb.stream.consumer import (
     FILTER_PATTERN,
     StreamConsumer,
     bedrock_embeddings,
 )
 from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.schema import CONTENT_HASH, INDEX_PATHS, PENDING, VALUE, VECTOR
 from langgraph.store.dynamodb.table.values import decode_value
 from langgraph.store.dynamodb.testing import drain_stream, mock_aws
 

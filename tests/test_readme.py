@@ -50,7 +50,8 @@ def test_files_the_docs_name_are_in_the_repository(doc: Path) -> None:
 
 
 def test_the_docs_name_extra_vector_rows_as_the_code_keys_them() -> None:
-    from langgraph.store.dynamodb.items.embedding import VECTOR_VERSION, vector_sort_key
+    from langgraph.store.dynamodb.items.embedding import vector_sort_key
+    from langgraph.store.dynamodb.table.schema import VECTOR_VERSION
 
     assert vector_sort_key("k#mem-1", "0123456789abcdef", 1) == "v#mem-1#0123456789abcdef#1"
     for doc in (README, README.parent / "docs" / "architecture.md"):

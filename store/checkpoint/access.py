@@ -16,15 +16,13 @@ from langgraph.store.dynamodb.table.errors import (
     access_must_be_granted,
     table_must_exist,
 )
-from langgraph.store.dynamodb.table.keys import PK, SK
+from langgraph.store.dynamodb.table.schema import CP, PK, SK
 from langgraph.store.dynamodb.table.thread_keys import Thread
 from langgraph.store.dynamodb.table.ttl import is_expired, ttl_attributes
 
 # TransactWriteItems takes at most 100 actions and 4 MB.
 TRANSACT_LIMIT = 100
 TRANSACT_BYTES = 4_000_000
-# The attribute only a complete checkpoint row has (`rows.CP`).
-CP_ATTRIBUTE = "cp"
 # Why a transaction may be cancelled and succeed when sent again.
 _TRANSIENT_REASONS = frozenset(
     {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
@@ -100,7 +98,7 @@ class Access:
             values[":prefix"] = {"S": prefix}
         if checkpoints_only:
             kwargs["FilterExpression"] = "attribute_exists(#cp)"
-            names["#cp"] = CP_ATTRIBUTE
+            names["#cp"] = CP
         now = clock.now()
         for row in dynamo.query(
             self.client,

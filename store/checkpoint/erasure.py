@@ -10,11 +10,11 @@ from typing import Any
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.store.dynamodb.jobs.purge import RowSource
-from langgraph.store.dynamodb.table.keys import PK, SK, Namespace
-from langgraph.store.dynamodb.table.thread_keys import CHECKPOINT, Thread, registry_pk
+from langgraph.store.dynamodb.table.keys import Namespace
+from langgraph.store.dynamodb.table.schema import CHECKPOINT, PK, RUN, SK
+from langgraph.store.dynamodb.table.thread_keys import Thread, registry_pk
 
 from .access import Access
-from .rows import RUN
 from .upkeep import run_key
 
 Key = dict[str, str]

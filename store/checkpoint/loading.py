@@ -14,12 +14,12 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import CheckpointTuple
-from langgraph.store.dynamodb.table.keys import PK, SK
+from langgraph.store.dynamodb.table.schema import CHUNKS_FIELD, CP, DATA, MD, PARENT, PK, SK
 from langgraph.store.dynamodb.table.thread_keys import blob_sk, parse_checkpoint_sk, thread_of_pk
 
 from .access import Access
 from .payloads import chunk_keys, unpack
-from .rows import CP, MD, PARENT, as_pending, pending_writes
+from .rows import as_pending, pending_writes
 
 Key = tuple[str, str]
 
@@ -36,8 +36,8 @@ def _needs(row: dict[str, Any]) -> list[dict[str, str]]:
     pk, sk = row[PK], row[SK]
     keys = chunk_keys(pk, sk, CP, row[CP]) + chunk_keys(pk, sk, MD, row[MD])
     for entry in pending_writes(row):
-        if "k" in entry:
-            keys += chunk_keys(pk, sk, str(entry["k"]), entry)
+        if CHUNKS_FIELD in entry:
+            keys += chunk_keys(pk, sk, str(entry[CHUNKS_FIELD]), entry)
     return keys
 
 
@@ -100,7 +100,7 @@ def _wanted(
             keys.append(blob)
             head = fetched.get((blob[PK], blob[SK]))
             if head is not None:
-                keys += chunk_keys(blob[PK], blob[SK], "v", head)
+                keys += chunk_keys(blob[PK], blob[SK], DATA, head)
     return [k for k in keys if (k[PK], k[SK]) not in fetched]
 
 
@@ -122,14 +122,14 @@ def _tuple(
         head = fetched.get(key)
         if head is None:
             continue
-        typed = unpack(pk, key[1], "v", head, fetched)
-        used += [key] + [(k[PK], k[SK]) for k in chunk_keys(pk, key[1], "v", head)]
+        typed = unpack(pk, key[1], DATA, head, fetched)
+        used += [key] + [(k[PK], k[SK]) for k in chunk_keys(pk, key[1], DATA, head)]
         if typed is not None and typed[0] != "empty":
             values[channel] = serde.loads_typed(typed)
     metadata_typed = unpack(pk, sk, MD, row[MD], fetched)
     writes = []
     for entry in pending_writes(row):
-        field = str(entry.get("k", ""))
+        field = str(entry.get(CHUNKS_FIELD, ""))
         typed = unpack(pk, sk, field, entry, fetched)
         if typed is not None:
             writes.append(as_pending(entry, serde.loads_typed(typed)))

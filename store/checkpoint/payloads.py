@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from langgraph.store.dynamodb.table.keys import PK, SK
+from langgraph.store.dynamodb.table.schema import COUNT, DATA, PK, SK, TYPE
 from langgraph.store.dynamodb.table.thread_keys import chunk_sk
 
 # A chunk row: the bytes plus its keys and TTL attributes, well under 400 KB.
 CHUNK_BYTES = 350_000
-TYPE = "t"
-DATA = "v"
-COUNT = "n"
 
 
 def pack(

@@ -25,7 +25,23 @@ from langgraph.checkpoint.base import (
     writes_sort_key,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
-from langgraph.store.dynamodb.table.keys import PK, SK
+from langgraph.store.dynamodb.table.schema import (
+    CHANNEL,
+    CHUNKS_FIELD,
+    CP,
+    DATA,
+    IDX,
+    MD,
+    PARENT,
+    PATH,
+    PK,
+    RUN,
+    SK,
+    TASK,
+    TENANT,
+    THREAD_ID,
+    WRITE_PREFIX,
+)
 from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
     blob_sk,
@@ -37,22 +53,12 @@ from langgraph.store.dynamodb.table.thread_keys import (
     write_field,
 )
 
-from .access import CP_ATTRIBUTE
 from .payloads import CHUNK_BYTES, pack
 
-CP = CP_ATTRIBUTE
-MD = "md"
-PARENT = "parent"
-RUN = "run"
-THREAD_ID = "thread_id"
-TENANT = "tenant"
-WRITE_PREFIX = "w:"
 # What one row may hold inline: the checkpoint and its metadata, a channel value, a write.
 CHECKPOINT_INLINE = 100_000
 BLOB_INLINE = CHUNK_BYTES
 WRITE_INLINE = 16_000
-# Fields of a pending write's map.
-TASK, CHANNEL, PATH, IDX = "task", "c", "p", "i"
 
 
 class UnserializableValueError(TypeError):
@@ -105,7 +111,7 @@ def checkpoint_rows(
             continue  # emptied: a version without a row reads as no value, so none is written
         typed = dump(serde, values[channel], f"channel {channel!r} of {thread}")
         blob = blob_sk(ns, channel, version)
-        head, chunks = pack(thread.pk, blob, "v", typed, BLOB_INLINE, ttl)
+        head, chunks = pack(thread.pk, blob, DATA, typed, BLOB_INLINE, ttl)
         rows.heads.append({PK: thread.pk, SK: blob, **head, **ttl})
         rows.chunks.extend(chunks)
     cp_head, cp_chunks = pack(
@@ -199,7 +205,7 @@ def write_rows(
         head, chunks = pack(thread.pk, sk, nonce, typed, inline_limit, ttl)
         entry = {TASK: task_id, CHANNEL: channel, PATH: task_path, IDX: slot, **head}
         if chunks:
-            entry["k"] = nonce
+            entry[CHUNKS_FIELD] = nonce
         result.entries[name] = entry
         result.chunks.extend(chunks)
         if slot < 0:

@@ -26,8 +26,16 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.store.dynamodb.jobs.purge import RowSource
 from langgraph.store.dynamodb.table import clock, dynamo, table
 from langgraph.store.dynamodb.table.errors import access_must_be_granted
-from langgraph.store.dynamodb.table.keys import PK, SK
 from langgraph.store.dynamodb.table.lifecycle import Owner
+from langgraph.store.dynamodb.table.schema import (
+    CHUNKS_FIELD,
+    CP,
+    EXPIRES_AT,
+    MD,
+    PK,
+    SK,
+    TTL_MINUTES,
+)
 from langgraph.store.dynamodb.table.table_spec import table_spec
 from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
@@ -35,7 +43,7 @@ from langgraph.store.dynamodb.table.thread_keys import (
     checkpoints_prefix,
     parse_checkpoint_sk,
 )
-from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, TTL_MINUTES, check_ttl, needs_refresh
+from langgraph.store.dynamodb.table.ttl import check_ttl, needs_refresh
 from langgraph.store.dynamodb.table.usage import UsageHook
 from langgraph.store.dynamodb.table.values import item_size
 
@@ -44,7 +52,7 @@ from .access import TRANSACT_BYTES, TRANSACT_LIMIT, Access
 from .erasure import thread_sources
 from .loading import Loaded, load
 from .payloads import chunk_keys, unpack
-from .rows import CP, MD, RowSet, WriteSet, checkpoint_rows, registry_row, write_rows
+from .rows import RowSet, WriteSet, checkpoint_rows, registry_row, write_rows
 
 DEFAULT_MAX_CONCURRENCY = 64
 # Rows a listing asks for per Query when a metadata filter may drop some.
@@ -667,8 +675,8 @@ def _superseded(
         if previous is None:
             continue
         loser = previous if name in planned.overwrite else entry
-        if previous.get("k") == entry.get("k"):
+        if previous.get(CHUNKS_FIELD) == entry.get(CHUNKS_FIELD):
             continue
-        if "k" in loser:
-            dropped += chunk_keys(thread.pk, sk, str(loser["k"]), loser)
+        if CHUNKS_FIELD in loser:
+            dropped += chunk_keys(thread.pk, sk, str(loser[CHUNKS_FIELD]), loser)
     return dropped

@@ -9,9 +9,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from langgraph.store.dynamodb.table import clock
-from langgraph.store.dynamodb.table.keys import PK, SK
-from langgraph.store.dynamodb.table.thread_keys import (
+from langgraph.store.dynamodb.table.schema import (
     CHECKPOINT,
+    CHUNKS_FIELD,
+    CP,
+    DATA,
+    EXPIRES_AT,
+    MD,
+    PARENT,
+    PK,
+    RUN,
+    SK,
+    TTL_MINUTES,
+    TYPE,
+)
+from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
     blob_sk,
     checkpoint_sk,
@@ -22,11 +34,11 @@ from langgraph.store.dynamodb.table.thread_keys import (
     run_pk,
     run_sk,
 )
-from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, TTL_MINUTES, is_expired
+from langgraph.store.dynamodb.table.ttl import is_expired
 
 from .access import Access
-from .payloads import TYPE, chunk_keys, unpack
-from .rows import CP, MD, PARENT, RUN, pending_writes, registry_row
+from .payloads import chunk_keys, unpack
+from .rows import pending_writes, registry_row
 
 STRATEGIES = ("keep_latest", "delete")
 Key = dict[str, str]
@@ -191,7 +203,7 @@ def _values_of(
         blob = (row[PK], blob_sk(ns, channel, version))
         found.add(blob)
         if blob in by_key:
-            found.update((k[PK], k[SK]) for k in chunk_keys(*blob, "v", by_key[blob]))
+            found.update((k[PK], k[SK]) for k in chunk_keys(*blob, DATA, by_key[blob]))
     return found
 
 
@@ -199,8 +211,8 @@ def _chunks_of(row: dict[str, Any]) -> set[tuple[str, str]]:
     pk, sk = row[PK], row[SK]
     keys = chunk_keys(pk, sk, CP, row.get(CP, {})) + chunk_keys(pk, sk, MD, row.get(MD, {}))
     for entry in pending_writes(row):
-        if "k" in entry:
-            keys += chunk_keys(pk, sk, str(entry["k"]), entry)
+        if CHUNKS_FIELD in entry:
+            keys += chunk_keys(pk, sk, str(entry[CHUNKS_FIELD]), entry)
     return {(k[PK], k[SK]) for k in keys}
 
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from langgraph.store.dynamodb.items.embedding import PENDING
 from langgraph.store.dynamodb.items.model_pin import identity_of, read_pin
 from langgraph.store.dynamodb.memory.store import DynamoDBStore
 from langgraph.store.dynamodb.table import dynamo, table
 from langgraph.store.dynamodb.table.errors import TableNotFoundError
-from langgraph.store.dynamodb.table.keys import ITEM_PREFIX, SK
+from langgraph.store.dynamodb.table.schema import ITEM_PREFIX, PENDING, SK
 
 MAX_NAMESPACES = 1_000_000
 

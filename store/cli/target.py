@@ -22,6 +22,7 @@ from langgraph.store.dynamodb.memory.config import StoreSettings, load_settings
 from langgraph.store.dynamodb.memory.store import DynamoDBStore
 from langgraph.store.dynamodb.table.errors import TableNotFoundError, table_must_exist
 from langgraph.store.dynamodb.table.keys import Namespace
+from langgraph.store.dynamodb.table.schema import PIN_FIELDS
 
 from .errors import ENVIRONMENT, CliError
 
@@ -240,7 +241,7 @@ def pinned_settings(store: DynamoDBStore, settings: StoreSettings) -> StoreSetti
             f"Table {store.table_name} pins embedding model {model}, which the command line "
             "cannot load: pass --embed with an equivalent model name."
         )
-    fields = settings.fields or tuple(pin.get("fields") or ())
+    fields = settings.fields or tuple(pin.get(PIN_FIELDS) or ())
     return settings.with_overrides(embed=names[model.provider], dims=model.dims, fields=fields)
 
 

@@ -19,8 +19,8 @@ from typing import IO, Any
 
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb.table import dynamo
-from langgraph.store.dynamodb.table.keys import PK, SK
-from langgraph.store.dynamodb.table.thread_keys import BLOB, CHECKPOINT, CHUNK, Thread
+from langgraph.store.dynamodb.table.schema import BLOB, CHECKPOINT, CHUNK, PK, SK
+from langgraph.store.dynamodb.table.thread_keys import Thread
 
 from .errors import PartlyDone
 from .wire import binary_as, json_object, to_bytes, to_text

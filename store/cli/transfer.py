@@ -26,23 +26,10 @@ from typing import IO, Any, Literal
 
 from botocore.exceptions import ClientError
 from langgraph.store.base import PutOp
-from langgraph.store.dynamodb.items.embedding import INDEX_PATHS
-from langgraph.store.dynamodb.items.rows import (
-    CREATED_AT,
-    ITEM_ATTRIBUTES,
-    UPDATED_AT,
-    VALUE,
-    build_row,
-    key_of,
-    stamp_of,
-)
+from langgraph.store.dynamodb.items.rows import build_row, key_of, stamp_of
 from langgraph.store.dynamodb.memory.store import DynamoDBStore
 from langgraph.store.dynamodb.table import clock, dynamo
 from langgraph.store.dynamodb.table.keys import (
-    ITEM_PREFIX,
-    PK,
-    RECENCY,
-    SK,
     Namespace,
     decode_namespace,
     encode_namespace,
@@ -50,7 +37,20 @@ from langgraph.store.dynamodb.table.keys import (
     recency_sort_key,
     validate_op,
 )
-from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, TTL_MINUTES, is_expired
+from langgraph.store.dynamodb.table.schema import (
+    CREATED_AT,
+    EXPIRES_AT,
+    INDEX_PATHS,
+    ITEM_ATTRIBUTES,
+    ITEM_PREFIX,
+    PK,
+    RECENCY,
+    SK,
+    TTL_MINUTES,
+    UPDATED_AT,
+    VALUE,
+)
+from langgraph.store.dynamodb.table.ttl import is_expired
 from langgraph.store.dynamodb.table.values import decode_value, encode_value
 
 from .errors import PartlyDone

@@ -16,28 +16,21 @@ from langgraph.store.base import Op, PutOp, SearchOp, get_text_at_path
 from langgraph.store.dynamodb.items.index_config import IndexSettings
 from langgraph.store.dynamodb.items.model_pin import ModelIdentity
 from langgraph.store.dynamodb.items.rows import check_row_size
-from langgraph.store.dynamodb.table.keys import (
-    MAX_SORT_KEY_BYTES,
+from langgraph.store.dynamodb.table.keys import MAX_SORT_KEY_BYTES, Namespace, group_of, item_key_of
+from langgraph.store.dynamodb.table.schema import (
+    CONTENT_HASH,
+    INDEX_PATHS,
+    PENDING,
     PK,
     SK,
-    Namespace,
-    group_of,
-    item_key_of,
+    VECTOR,
+    VECTOR_COUNT,
+    VECTOR_ROW_PREFIX,
+    VECTOR_VERSION,
 )
 
 logger = logging.getLogger(__name__)
 
-VECTOR = "embedding"
-CONTENT_HASH = "content_hash"
-VECTOR_COUNT = "vector_count"
-INDEX_PATHS = "index_paths"
-ITEM_SK = "item_sk"
-# Stream mode: the content hash a put left for the consumer to embed (gone once embedded).
-PENDING = "embed_pending"
-# Which write made an item's extra vector rows (part of their keys), and when.
-VECTOR_VERSION = "vector_version"
-WRITTEN_AT = "written_at"
-VECTOR_ROW_PREFIX = "v#"
 # An extra vector row no item uses is deleted once it is this old (or expired): by then the
 # write that made it has finished or failed (a write in flight has not yet written the item
 # row that will use its rows).

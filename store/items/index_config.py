@@ -11,6 +11,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, ensure_embeddings
 from langgraph.store.dynamodb.items.model_pin import ModelIdentity, identify
 from langgraph.store.dynamodb.table.errors import InvalidSettingError
+from langgraph.store.dynamodb.table.schema import FILTER_PREFIX
 
 DistanceFunction = Literal["COSINE", "EUCLIDEAN", "DOT_PRODUCT"]
 DISTANCE_FUNCTIONS: tuple[str, ...] = ("COSINE", "EUCLIDEAN", "DOT_PRODUCT")
@@ -19,7 +20,6 @@ MAX_DIMENSIONS = 4096
 DEFAULT_INDEX_NAME = "memory-vectors"
 DEFAULT_MAX_FANOUT = 100
 MAX_INLINE_FILTERS = 18
-FILTER_PREFIX = "filter_"
 INDEX_NAME = re.compile(r"[a-zA-Z0-9_.-]{3,255}")
 
 

@@ -9,17 +9,26 @@ rankings. `reindex(..., adopt_model=True)` is the way to move an index to a new 
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
 from langchain_core.embeddings import Embeddings
 from langgraph.store.dynamodb.table import dynamo
-from langgraph.store.dynamodb.table.keys import META_PK, PK, SK
+from langgraph.store.dynamodb.table.schema import (
+    META_PK,
+    PIN_DIMS,
+    PIN_FIELDS,
+    PIN_MODEL,
+    PIN_NORMALIZE,
+    PIN_PREFIX,
+    PIN_PROVIDER,
+    PK,
+    SK,
+)
 
 logger = logging.getLogger(__name__)
 
-PIN_PREFIX = "model#"
 BEDROCK = "bedrock"
 
 
@@ -82,7 +91,7 @@ def read_pin(client: Any, table: str, index_name: str) -> dict[str, Any] | None:
 def identity_of(pin: dict[str, Any]) -> ModelIdentity:
     """The model a pin row names."""
     return ModelIdentity(
-        str(pin["provider"]), str(pin["model"]), int(pin["dims"]), bool(pin["normalize"])
+        str(pin[PIN_PROVIDER]), str(pin[PIN_MODEL]), int(pin[PIN_DIMS]), bool(pin[PIN_NORMALIZE])
     )
 
 
@@ -143,4 +152,13 @@ def repin(
 
 
 def _pin_item(index_name: str, identity: ModelIdentity, fields: tuple[str, ...]) -> Any:
-    return dynamo.serialize({**pin_key(index_name), **asdict(identity), "fields": list(fields)})
+    return dynamo.serialize(
+        {
+            **pin_key(index_name),
+            PIN_PROVIDER: identity.provider,
+            PIN_MODEL: identity.model,
+            PIN_DIMS: identity.dims,
+            PIN_NORMALIZE: identity.normalize,
+            PIN_FIELDS: list(fields),
+        }
+    )

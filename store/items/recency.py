@@ -2,7 +2,7 @@
 
 Its sort key is `recency` (`<updated_at>#<key>`, see `keys.recency_sort_key`), which only
 item rows carry, so extra vector rows and registry rows stay out of it (a sparse index).
-It projects `rows.ITEM_ATTRIBUTES`, so a page of items is one strongly consistent Query
+It projects `schema.ITEM_ATTRIBUTES`, so a page of items is one strongly consistent Query
 that reads `offset + limit` index entries and never the vectors on the item rows.
 
 A local secondary index exists only if created with the table, and it caps every
@@ -16,11 +16,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
-from langgraph.store.dynamodb.items.rows import ITEM_ATTRIBUTES
 from langgraph.store.dynamodb.table import dynamo
-from langgraph.store.dynamodb.table.keys import PK, RECENCY, Namespace, encode_namespace
-
-RECENCY_INDEX = "recency"
+from langgraph.store.dynamodb.table.keys import Namespace, encode_namespace
+from langgraph.store.dynamodb.table.schema import ITEM_ATTRIBUTES, PK, RECENCY, RECENCY_INDEX
 
 
 def index_spec() -> dict[str, Any]:
@@ -77,7 +75,7 @@ class Newest:
         self._kwargs: dict[str, Any] = {
             "TableName": table,
             "IndexName": RECENCY_INDEX,
-            "KeyConditionExpression": "PK = :pk",
+            "KeyConditionExpression": f"{PK} = :pk",
             "ExpressionAttributeValues": {":pk": {"S": encode_namespace(namespace)}},
             "ScanIndexForward": False,
             "ConsistentRead": consistent,

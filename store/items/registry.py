@@ -32,10 +32,6 @@ from langgraph.store.dynamodb.items.namespaces import Page
 from langgraph.store.dynamodb.table import clock, dynamo
 from langgraph.store.dynamodb.table.keys import (
     GROUP_LABELS,
-    GROUPS_PK,
-    ITEM_PREFIX,
-    PK,
-    SK,
     Namespace,
     encode_namespace,
     group_of,
@@ -44,12 +40,19 @@ from langgraph.store.dynamodb.table.keys import (
     registry_prefix,
     registry_sort_key,
 )
-from langgraph.store.dynamodb.table.ttl import EXPIRES_AT
+from langgraph.store.dynamodb.table.schema import (
+    EMPTIED_AT,
+    EXPIRES_AT,
+    GROUPS_PK,
+    HAS_TTL,
+    ITEM_PREFIX,
+    PK,
+    REGISTERED_AT,
+    SK,
+)
 
 logger = logging.getLogger(__name__)
 
-EMPTIED_AT = "emptied_at"
-HAS_TTL = "has_ttl"
 CACHE_SECONDS = 300.0
 # Group partitions a listing reads at once while its page needs more answers.
 PREFETCH = 4
@@ -82,10 +85,10 @@ class Registry:
 
     def _register(self, entry: tuple[Namespace, bool]) -> None:
         ns, has_ttl = entry
-        expression = "SET registered_at = :now REMOVE " + EMPTIED_AT
+        expression = f"SET {REGISTERED_AT} = :now REMOVE {EMPTIED_AT}"
         values: dict[str, Any] = {":now": {"N": str(int(clock.now()))}}
         if has_ttl:
-            expression = f"SET registered_at = :now, {HAS_TTL} = :t REMOVE {EMPTIED_AT}"
+            expression = f"SET {REGISTERED_AT} = :now, {HAS_TTL} = :t REMOVE {EMPTIED_AT}"
             values[":t"] = {"BOOL": True}
         update = {
             "TableName": self._table,
@@ -95,7 +98,7 @@ class Registry:
         }
         try:
             # Usually the row exists: one write, and the groups partition is not touched.
-            self._client.update_item(**update, ConditionExpression="attribute_exists(SK)")
+            self._client.update_item(**update, ConditionExpression=f"attribute_exists({SK})")
             return
         except ClientError as error:
             if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
@@ -104,7 +107,7 @@ class Registry:
         self._client.update_item(
             TableName=self._table,
             Key=dynamo.serialize({PK: GROUPS_PK, SK: registry_sort_key(group)}),
-            UpdateExpression="SET registered_at = :now",
+            UpdateExpression=f"SET {REGISTERED_AT} = :now",
             ExpressionAttributeValues={":now": values[":now"]},
         )
         self._client.update_item(**update)
@@ -126,7 +129,7 @@ class Registry:
                 TableName=self._table,
                 Key=dynamo.serialize({PK: registry_partition(ns), SK: registry_sort_key(ns)}),
                 UpdateExpression=f"SET {EMPTIED_AT} = :now",
-                ConditionExpression="attribute_exists(SK)",
+                ConditionExpression=f"attribute_exists({SK})",
                 ExpressionAttributeValues={":now": {"N": str(int(clock.now()))}},
             )
         except ClientError as error:
@@ -170,7 +173,7 @@ class Registry:
         """Whether any namespace was ever registered (one Query of at most one row)."""
         response = self._client.query(
             TableName=self._table,
-            KeyConditionExpression="PK = :pk",
+            KeyConditionExpression=f"{PK} = :pk",
             ExpressionAttributeValues={":pk": {"S": GROUPS_PK}},
             Limit=1,
         )
@@ -210,10 +213,10 @@ class Registry:
             "ExpressionAttributeValues": {":pk": {"S": partition}},
         }
         if start:
-            kwargs["KeyConditionExpression"] = "PK = :pk AND begins_with(SK, :start)"
+            kwargs["KeyConditionExpression"] = f"{PK} = :pk AND begins_with({SK}, :start)"
             kwargs["ExpressionAttributeValues"][":start"] = {"S": start}
         else:
-            kwargs["KeyConditionExpression"] = "PK = :pk"
+            kwargs["KeyConditionExpression"] = f"{PK} = :pk"
         return list(dynamo.query(self._client, **kwargs))
 
     def _verify(self, row: dict[str, Any], at: float | None) -> bool:
@@ -241,7 +244,7 @@ class Registry:
                 TableName=self._table,
                 Key=dynamo.serialize({PK: row[PK], SK: row[SK]}),
                 ConditionExpression=f"{EMPTIED_AT} = :seen",
-                ExpressionAttributeValues={":seen": dynamo.serialize({"v": row[EMPTIED_AT]})["v"]},
+                ExpressionAttributeValues=dynamo.serialize({":seen": row[EMPTIED_AT]}),
             )
         except ClientError as error:
             if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
@@ -251,7 +254,7 @@ class Registry:
         """Whether the namespace holds an item (unexpired at `at`, when given)."""
         kwargs: dict[str, Any] = {
             "TableName": self._table,
-            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :items)",
+            "KeyConditionExpression": f"{PK} = :pk AND begins_with({SK}, :items)",
             "ExpressionAttributeValues": {
                 ":pk": {"S": encode_namespace(ns)},
                 ":items": {"S": ITEM_PREFIX},

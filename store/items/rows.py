@@ -9,23 +9,23 @@ from typing import Any
 from langgraph.store.base import Item, PutOp, SearchItem
 from langgraph.store.dynamodb.items.filters import matches
 from langgraph.store.dynamodb.table.keys import (
-    PK,
-    RECENCY,
-    SK,
     decode_namespace,
     encode_namespace,
     item_key_of,
     item_sort_key,
     recency_sort_key,
 )
-from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, TTL_MINUTES, ttl_attributes
+from langgraph.store.dynamodb.table.schema import (
+    CREATED_AT,
+    ITEM_ATTRIBUTES,
+    PK,
+    RECENCY,
+    SK,
+    UPDATED_AT,
+    VALUE,
+)
+from langgraph.store.dynamodb.table.ttl import ttl_attributes
 from langgraph.store.dynamodb.table.values import check_item_size, decode_value, encode_value
-
-VALUE = "value"
-CREATED_AT = "created_at"
-UPDATED_AT = "updated_at"
-# What a read needs of an item row besides its keys: the `Item` and its TTL bookkeeping.
-ITEM_ATTRIBUTES = (VALUE, CREATED_AT, UPDATED_AT, EXPIRES_AT, TTL_MINUTES)
 
 # What reads fetch: an `Item`'s fields plus what TTL refresh and `omit_expired` need. Never
 # the vector (4 KB-13 KB per item at 1024 dims) or the embedding bookkeeping.

@@ -19,19 +19,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from langgraph.store.dynamodb.items.embedding import (
+from langgraph.store.dynamodb.items.embedding import vector_row_keys, vector_sort_key
+from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.schema import (
+    EXPIRES_AT,
+    FILTER_PREFIX,
     ITEM_SK,
+    PK,
+    SK,
     VECTOR,
     VECTOR_COUNT,
     VECTOR_VERSION,
     WRITTEN_AT,
-    vector_row_keys,
-    vector_sort_key,
 )
-from langgraph.store.dynamodb.items.index_config import FILTER_PREFIX
-from langgraph.store.dynamodb.table import dynamo
-from langgraph.store.dynamodb.table.keys import PK, SK
-from langgraph.store.dynamodb.table.ttl import EXPIRES_AT
 
 
 def carried(item: Mapping[str, Any]) -> dict[str, Any]:

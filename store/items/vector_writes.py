@@ -26,21 +26,21 @@ from botocore.exceptions import ClientError
 from langchain_core.embeddings import Embeddings
 from langgraph.store.dynamodb.embedders.bedrock_models import foundation_model
 from langgraph.store.dynamodb.items import vector_rows
-from langgraph.store.dynamodb.items.embedding import (
+from langgraph.store.dynamodb.items.embedding import check_vectors, new_vector_version, to_attribute
+from langgraph.store.dynamodb.items.model_pin import BEDROCK, ModelIdentity
+from langgraph.store.dynamodb.table import clock, dynamo
+from langgraph.store.dynamodb.table.errors import raise_if_collection_full
+from langgraph.store.dynamodb.table.keys import decode_namespace
+from langgraph.store.dynamodb.table.schema import (
     CONTENT_HASH,
     PENDING,
+    PK,
+    SK,
+    UPDATED_AT,
     VECTOR,
     VECTOR_COUNT,
     VECTOR_VERSION,
-    check_vectors,
-    new_vector_version,
-    to_attribute,
 )
-from langgraph.store.dynamodb.items.model_pin import BEDROCK, ModelIdentity
-from langgraph.store.dynamodb.items.rows import UPDATED_AT
-from langgraph.store.dynamodb.table import clock, dynamo
-from langgraph.store.dynamodb.table.errors import raise_if_collection_full
-from langgraph.store.dynamodb.table.keys import PK, SK, decode_namespace
 from langgraph.store.dynamodb.table.usage import UsageMeter, group_of_partition
 
 DEFAULT_CONCURRENCY = 8

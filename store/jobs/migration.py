@@ -10,14 +10,8 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from langgraph.store.dynamodb.items.rows import UPDATED_AT
 from langgraph.store.dynamodb.table import dynamo
 from langgraph.store.dynamodb.table.keys import (
-    GROUPS_PK,
-    ITEM_PREFIX,
-    PK,
-    RECENCY,
-    SK,
     group_of,
     item_key_of,
     namespace_of_registry_key,
@@ -25,9 +19,16 @@ from langgraph.store.dynamodb.table.keys import (
     registry_partition,
     registry_sort_key,
 )
-
-# Where versions before the registry was keyed by group kept every registry row.
-LEGACY_REGISTRY_PK = "._namespaces"
+from langgraph.store.dynamodb.table.schema import (
+    GROUPS_PK,
+    ITEM_PREFIX,
+    LEGACY_REGISTRY_PK,
+    PK,
+    RECENCY,
+    REGISTERED_AT,
+    SK,
+    UPDATED_AT,
+)
 
 
 def copy_table(client: Any, source: str, target: str) -> int:
@@ -66,7 +67,7 @@ def _regroup(row: dict[str, Any], groups: set[str]) -> list[dict[str, Any]]:
     group = registry_sort_key(group_of(namespace))
     if group not in groups:
         groups.add(group)
-        rows.insert(0, {PK: GROUPS_PK, SK: group, "registered_at": row.get("registered_at", 0)})
+        rows.insert(0, {PK: GROUPS_PK, SK: group, REGISTERED_AT: row.get(REGISTERED_AT, 0)})
     return rows
 
 

@@ -36,17 +36,10 @@ from typing import Any
 
 from langgraph.store.base import SearchOp, validate_op_namespace
 from langgraph.store.dynamodb.items import vector_rows
-from langgraph.store.dynamodb.items.embedding import VECTOR_ROW_PREFIX
 from langgraph.store.dynamodb.items.registry import Registry
 from langgraph.store.dynamodb.table import clock, dynamo
 from langgraph.store.dynamodb.table.keys import (
     GROUP_LABELS,
-    GROUPS_PK,
-    ITEM_PREFIX,
-    META_PK,
-    PK,
-    REINDEX_CHECKPOINT,
-    SK,
     Namespace,
     as_namespace,
     encode_namespace,
@@ -54,10 +47,24 @@ from langgraph.store.dynamodb.table.keys import (
     registry_prefix,
     registry_sort_key,
 )
+from langgraph.store.dynamodb.table.schema import (
+    GROUPS_PK,
+    ITEM_PREFIX,
+    META_PK,
+    PK,
+    PURGE_AFTER,
+    PURGE_DELETED,
+    PURGE_PREFIX,
+    PURGE_SAVED_AT,
+    PURGE_SCOPE,
+    REINDEX_CHECKPOINT,
+    REINDEX_NAMESPACE,
+    SK,
+    VECTOR_ROW_PREFIX,
+)
 
 logger = logging.getLogger(__name__)
 
-PURGE_PREFIX = "purge#"
 # Rows read before a round of deletes: a full BatchWriteItem for each concurrent writer.
 FLUSH_ROWS = dynamo.BATCH_WRITE_LIMIT * dynamo.MAX_WORKERS
 
@@ -162,8 +169,8 @@ def purge(
     scope = _Scope(client, table, check_scope(prefix, all_tenants=all_tenants), sources)
     checkpoint = _Checkpoint(client, table, scope.prefix)
     saved = checkpoint.acquire(force=force)
-    deleted = Counter({kind: int(n) for kind, n in (saved or {}).get("deleted", {}).items()})
-    position = [str(saved.get("after", "")) if saved else ""]
+    deleted = Counter({kind: int(n) for kind, n in (saved or {}).get(PURGE_DELETED, {}).items()})
+    position = [str(saved.get(PURGE_AFTER, "")) if saved else ""]
     at_start = scope.namespaces()
 
     def progress(kinds: Counter[str], after: str | None) -> None:
@@ -340,7 +347,7 @@ class _Scope:
         rows = dynamo.query(
             self.client,
             TableName=self.table,
-            KeyConditionExpression="PK = :pk AND begins_with(SK, :start)",
+            KeyConditionExpression=f"{PK} = :pk AND begins_with({SK}, :start)",
             ExpressionAttributeValues={":pk": {"S": META_PK}, ":start": {"S": REINDEX_CHECKPOINT}},
             ConsistentRead=True,
         )
@@ -348,22 +355,22 @@ class _Scope:
             {PK: row[PK], SK: row[SK]}
             for row in rows
             if str(row[SK]).split("#", 2)[2].startswith(inside)
-            or str(row.get("namespace", "")).startswith(inside)
+            or str(row.get(REINDEX_NAMESPACE, "")).startswith(inside)
         ]
 
     def _query(self, partition: str, start: str) -> Iterator[Key]:
         """The keys of one partition's rows (those whose sort key begins with `start`)."""
-        condition = "PK = :pk"
+        condition = f"{PK} = :pk"
         values = {":pk": {"S": partition}}
         if start:
-            condition += " AND begins_with(SK, :start)"
+            condition += f" AND begins_with({SK}, :start)"
             values[":start"] = {"S": start}
         for row in dynamo.query(
             self.client,
             TableName=self.table,
             KeyConditionExpression=condition,
             ExpressionAttributeValues=values,
-            ProjectionExpression="PK, SK",
+            ProjectionExpression=f"{PK}, {SK}",
             ConsistentRead=True,
         ):
             yield {PK: str(row[PK]), SK: str(row[SK])}
@@ -399,7 +406,7 @@ class _Checkpoint:
             dynamo.query(
                 self._client,
                 TableName=self._table,
-                KeyConditionExpression="PK = :pk AND begins_with(SK, :start)",
+                KeyConditionExpression=f"{PK} = :pk AND begins_with({SK}, :start)",
                 ExpressionAttributeValues={":pk": {"S": META_PK}, ":start": {"S": PURGE_PREFIX}},
                 ConsistentRead=True,
             )
@@ -411,16 +418,16 @@ class _Checkpoint:
         if mine is None:
             self.save("", Counter())
         else:
-            logger.info("Purge of %s resumes after %r", self._prefix, mine.get("after"))
+            logger.info("Purge of %s resumes after %r", self._prefix, mine.get(PURGE_AFTER))
         return mine
 
     def save(self, after: str, deleted: Counter[str]) -> None:
         item = {
             **self._key,
-            "prefix": list(self._prefix),
-            "after": after,
-            "deleted": dict(deleted),
-            "saved_at": int(clock.now()),
+            PURGE_SCOPE: list(self._prefix),
+            PURGE_AFTER: after,
+            PURGE_DELETED: dict(deleted),
+            PURGE_SAVED_AT: int(clock.now()),
         }
         self._client.put_item(TableName=self._table, Item=dynamo.serialize(item))
 
@@ -434,11 +441,11 @@ def _overlaps(row: Mapping[str, Any], scope: str) -> bool:
 
 
 def _conflict(prefix: Namespace, row: Mapping[str, Any]) -> str:
-    other = ".".join(row.get("prefix", [])) or "every tenant (--all-tenants)"
+    other = ".".join(row.get(PURGE_SCOPE, [])) or "every tenant (--all-tenants)"
     mine = ".".join(prefix) or "every tenant"
-    done = sum(int(count) for count in row.get("deleted", {}).values())
+    done = sum(int(count) for count in row.get(PURGE_DELETED, {}).values())
     return (
-        f"A purge of {other} holds its checkpoint (last saved at epoch {row.get('saved_at')}, "
+        f"A purge of {other} holds its checkpoint (last saved at epoch {row.get(PURGE_SAVED_AT)}, "
         f"{done} rows deleted so far), and it overlaps the purge of {mine}. Let it finish "
         f"(if it was stopped, run the purge of {other} again to resume it), or force this "
         "one (force=True, dynamodb-memory purge --force)."

@@ -19,17 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from langgraph.store.dynamodb.items.embedding import (
-    CONTENT_HASH,
-    INDEX_PATHS,
-    PENDING,
-    content_hash,
-    texts_to_embed,
-)
+from langgraph.store.dynamodb.items.embedding import content_hash, texts_to_embed
 from langgraph.store.dynamodb.items.index_config import IndexSettings
 from langgraph.store.dynamodb.items.model_pin import ensure_pin, repin
 from langgraph.store.dynamodb.items.registry import Registry
-from langgraph.store.dynamodb.items.rows import UPDATED_AT, VALUE
 from langgraph.store.dynamodb.items.vector_rows import carried
 from langgraph.store.dynamodb.items.vector_writes import (
     DEFAULT_CONCURRENCY,
@@ -39,18 +32,29 @@ from langgraph.store.dynamodb.items.vector_writes import (
 )
 from langgraph.store.dynamodb.table import clock, dynamo
 from langgraph.store.dynamodb.table.keys import (
-    ITEM_PREFIX,
-    META_PK,
-    PK,
-    REINDEX_CHECKPOINT,
-    SK,
     Namespace,
     decode_namespace,
     encode_namespace,
     namespace_of_registry_key,
     registry_prefix,
 )
-from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, is_expired
+from langgraph.store.dynamodb.table.schema import (
+    CONTENT_HASH,
+    EXPIRES_AT,
+    INDEX_PATHS,
+    ITEM_PREFIX,
+    META_PK,
+    PENDING,
+    PK,
+    REINDEX_AFTER,
+    REINDEX_CHECKPOINT,
+    REINDEX_MODEL,
+    REINDEX_NAMESPACE,
+    SK,
+    UPDATED_AT,
+    VALUE,
+)
+from langgraph.store.dynamodb.table.ttl import is_expired
 from langgraph.store.dynamodb.table.usage import UsageMeter
 from langgraph.store.dynamodb.table.values import decode_value
 
@@ -299,14 +303,15 @@ class _Checkpoint:
         scope and model was interrupted."""
         item = self._client.get_item(TableName=self._table, Key=self._key, ConsistentRead=True)
         row = dynamo.deserialize(item.get("Item", {}))
-        if not row or row.get("model") != self._model:
+        if not row or row.get(REINDEX_MODEL) != self._model:
             return None
-        logger.info("Reindex resumes after %s in %s", row["after"], row["namespace"])
-        return str(row["namespace"]), str(row["after"])
+        namespace, after = str(row[REINDEX_NAMESPACE]), str(row[REINDEX_AFTER])
+        logger.info("Reindex resumes after %s in %s", after, namespace)
+        return namespace, after
 
     def save(self, namespace_key: str, after: str) -> None:
-        item = {**dynamo.deserialize(self._key), "namespace": namespace_key, "after": after}
-        item["model"] = self._model
+        item = {**dynamo.deserialize(self._key), REINDEX_NAMESPACE: namespace_key}
+        item.update({REINDEX_AFTER: after, REINDEX_MODEL: self._model})
         self._client.put_item(TableName=self._table, Item=dynamo.serialize(item))
 
     def clear(self) -> None:

@@ -11,17 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from langgraph.store.dynamodb.items.embedding import VECTOR, VECTOR_ROW_PREFIX
 from langgraph.store.dynamodb.items.registry import Registry
 from langgraph.store.dynamodb.table import dynamo
 from langgraph.store.dynamodb.table.keys import (
-    ITEM_PREFIX,
-    SK,
     Namespace,
     encode_namespace,
     group_of,
     namespace_of_registry_key,
 )
+from langgraph.store.dynamodb.table.schema import ITEM_PREFIX, PK, SK, VECTOR, VECTOR_ROW_PREFIX
 
 # Bytes per read unit of an eventually consistent read (4 KB per half unit).
 BYTES_PER_EVENTUAL_UNIT = 8192
@@ -85,7 +83,7 @@ def _count(client: Any, table: str, partition: str, rows: str) -> _Counted:
     the read units counting them cost."""
     kwargs: dict[str, Any] = {
         "TableName": table,
-        "KeyConditionExpression": "PK = :pk AND begins_with(SK, :rows)",
+        "KeyConditionExpression": f"{PK} = :pk AND begins_with({SK}, :rows)",
         "FilterExpression": "attribute_exists(#v)",
         "ExpressionAttributeNames": {"#v": VECTOR},
         "ExpressionAttributeValues": {":pk": {"S": partition}, ":rows": {"S": rows}},

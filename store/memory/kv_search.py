@@ -21,7 +21,8 @@ from langgraph.store.dynamodb.items.recency import Newest
 from langgraph.store.dynamodb.items.registry import Registry
 from langgraph.store.dynamodb.items.rows import row_matches
 from langgraph.store.dynamodb.table import dynamo
-from langgraph.store.dynamodb.table.keys import PK, RECENCY, Namespace, validate_namespace
+from langgraph.store.dynamodb.table.keys import Namespace, validate_namespace
+from langgraph.store.dynamodb.table.schema import PK, RECENCY
 from langgraph.store.dynamodb.table.ttl import is_expired
 
 # Rows read per first Query of a namespace when a filter decides which rows count.

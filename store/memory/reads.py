@@ -19,7 +19,8 @@ from langgraph.store.dynamodb.items.rows import (
 from langgraph.store.dynamodb.memory.kv_search import search_rows
 from langgraph.store.dynamodb.memory.semantic_search import SemanticSearch
 from langgraph.store.dynamodb.table import dynamo
-from langgraph.store.dynamodb.table.keys import PK, SK, Namespace
+from langgraph.store.dynamodb.table.keys import Namespace
+from langgraph.store.dynamodb.table.schema import PK, SK
 from langgraph.store.dynamodb.table.ttl import is_expired
 
 

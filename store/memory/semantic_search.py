@@ -16,20 +16,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from langgraph.store.base import SearchOp
-from langgraph.store.dynamodb.items.embedding import (
-    ITEM_SK,
-    ORPHAN_SECONDS,
-    PENDING,
-    VECTOR_VERSION,
-    WRITTEN_AT,
-    score,
-    to_search_vector,
-)
+from langgraph.store.dynamodb.items.embedding import ORPHAN_SECONDS, score, to_search_vector
 from langgraph.store.dynamodb.items.index_config import IndexSettings
 from langgraph.store.dynamodb.items.registry import Registry
 from langgraph.store.dynamodb.items.rows import row_matches
 from langgraph.store.dynamodb.table import clock, dynamo
-from langgraph.store.dynamodb.table.keys import ITEM_PREFIX, PK, SK, Namespace, encode_namespace
+from langgraph.store.dynamodb.table.keys import Namespace, encode_namespace
+from langgraph.store.dynamodb.table.schema import (
+    ITEM_PREFIX,
+    ITEM_SK,
+    PENDING,
+    PK,
+    SK,
+    VECTOR_VERSION,
+    WRITTEN_AT,
+)
 from langgraph.store.dynamodb.table.ttl import is_expired
 
 logger = logging.getLogger(__name__)

@@ -43,8 +43,9 @@ from langgraph.store.dynamodb.memory.vector_index import ensure_index
 from langgraph.store.dynamodb.memory.writes import Writer
 from langgraph.store.dynamodb.table import clock, dynamo, table
 from langgraph.store.dynamodb.table.errors import access_must_be_granted, table_must_exist
-from langgraph.store.dynamodb.table.keys import PK, SK, Namespace, normalize_op, validate_op
+from langgraph.store.dynamodb.table.keys import Namespace, normalize_op, validate_op
 from langgraph.store.dynamodb.table.lifecycle import Owner
+from langgraph.store.dynamodb.table.schema import PK, SK
 from langgraph.store.dynamodb.table.table_spec import table_spec
 from langgraph.store.dynamodb.table.ttl import check_ttl
 from langgraph.store.dynamodb.table.usage import UsageHook, UsageMeter

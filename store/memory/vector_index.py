@@ -7,9 +7,9 @@ import time
 from typing import Any
 
 from botocore.exceptions import ClientError
-from langgraph.store.dynamodb.items.embedding import VECTOR, to_search_vector
+from langgraph.store.dynamodb.items.embedding import to_search_vector
 from langgraph.store.dynamodb.items.index_config import IndexSettings
-from langgraph.store.dynamodb.table.keys import GROUPS_PK, PK
+from langgraph.store.dynamodb.table.schema import GROUPS_PK, PK, VECTOR
 from langgraph.store.dynamodb.table.table import describe
 from langgraph.store.dynamodb.table.table_spec import attribute_definitions, index_spec
 

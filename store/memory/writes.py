@@ -17,23 +17,29 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 from langgraph.store.dynamodb.items import vector_rows
-from langgraph.store.dynamodb.items.embedding import (
-    CONTENT_HASH,
-    INDEX_PATHS,
-    PENDING,
-    VECTOR,
-    VECTOR_COUNT,
-    VECTOR_VERSION,
-    vector_row_keys,
-)
+from langgraph.store.dynamodb.items.embedding import vector_row_keys
 from langgraph.store.dynamodb.items.index_config import IndexSettings
 from langgraph.store.dynamodb.items.registry import Registry
-from langgraph.store.dynamodb.items.rows import CREATED_AT, UPDATED_AT, key_of, update_arguments
+from langgraph.store.dynamodb.items.rows import key_of, update_arguments
 from langgraph.store.dynamodb.items.vector_rows import carried
 from langgraph.store.dynamodb.table import clock, dynamo
 from langgraph.store.dynamodb.table.errors import raise_if_collection_full
-from langgraph.store.dynamodb.table.keys import PK, SK, Namespace, decode_namespace
-from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, TTL_MINUTES, expiry, needs_refresh
+from langgraph.store.dynamodb.table.keys import Namespace, decode_namespace
+from langgraph.store.dynamodb.table.schema import (
+    CONTENT_HASH,
+    CREATED_AT,
+    EXPIRES_AT,
+    INDEX_PATHS,
+    PENDING,
+    PK,
+    SK,
+    TTL_MINUTES,
+    UPDATED_AT,
+    VECTOR,
+    VECTOR_COUNT,
+    VECTOR_VERSION,
+)
+from langgraph.store.dynamodb.table.ttl import expiry, needs_refresh
 
 logger = logging.getLogger(__name__)
 
@@ -266,7 +272,7 @@ class Writer:
             self._table,
             keys,
             consistent=True,
-            projection="PK, SK, " + ", ".join(names),
+            projection=", ".join((PK, SK, *names)),
             names=names,
         )
         return {(row[PK], row[SK]): row for row in found}

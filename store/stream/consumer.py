@@ -37,13 +37,7 @@ from aws_lambda_powertools.utilities.batch import (
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from langchain_core.embeddings import Embeddings
 from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
-from langgraph.store.dynamodb.items.embedding import (
-    CONTENT_HASH,
-    INDEX_PATHS,
-    PENDING,
-    content_hash,
-    texts_to_embed,
-)
+from langgraph.store.dynamodb.items.embedding import content_hash, texts_to_embed
 from langgraph.store.dynamodb.items.index_config import DEFAULT_INDEX_NAME
 from langgraph.store.dynamodb.items.model_pin import (
     BEDROCK,
@@ -55,7 +49,6 @@ from langgraph.store.dynamodb.items.model_pin import (
     read_pin,
 )
 from langgraph.store.dynamodb.items.registry import Registry
-from langgraph.store.dynamodb.items.rows import VALUE
 from langgraph.store.dynamodb.items.vector_rows import carried
 from langgraph.store.dynamodb.items.vector_writes import (
     DEFAULT_CONCURRENCY,
@@ -66,8 +59,19 @@ from langgraph.store.dynamodb.items.vector_writes import (
 from langgraph.store.dynamodb.stream.event_filter import matches_any
 from langgraph.store.dynamodb.stream.tracing import Tracing
 from langgraph.store.dynamodb.table import dynamo
-from langgraph.store.dynamodb.table.keys import ITEM_PREFIX, PK, SK, Namespace, decode_namespace
-from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, SWEEPER
+from langgraph.store.dynamodb.table.keys import Namespace, decode_namespace
+from langgraph.store.dynamodb.table.schema import (
+    CONTENT_HASH,
+    EXPIRES_AT,
+    INDEX_PATHS,
+    ITEM_PREFIX,
+    PENDING,
+    PIN_FIELDS,
+    PK,
+    SK,
+    VALUE,
+)
+from langgraph.store.dynamodb.table.ttl import SWEEPER
 from langgraph.store.dynamodb.table.usage import UsageHook, UsageLogSink, UsageMeter
 from langgraph.store.dynamodb.table.values import decode_value
 
@@ -207,7 +211,7 @@ class StreamConsumer:
             )
         mine = identify(self._embeddings, dims)
         check_pin(self.table_name, self.index_name, pin, mine)
-        self._fields = tuple(pin.get("fields") or ("$",))
+        self._fields = tuple(pin.get(PIN_FIELDS) or ("$",))
         return mine
 
     # Lambda entry point
@@ -352,7 +356,7 @@ class StreamConsumer:
                 self.table_name,
                 [{PK: p.pk, SK: p.sk} for p in pending],
                 consistent=True,
-                projection="PK, SK, #h, #p, #e",
+                projection=", ".join((PK, SK, *names)),
                 names=names,
             )
         except Exception as error:

@@ -17,7 +17,7 @@ from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotoConnectionError
-from langgraph.store.dynamodb.table.keys import PK, SK
+from langgraph.store.dynamodb.table.schema import PK, SK
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -33,9 +33,6 @@ from typing import Any
 
 from langgraph.store.dynamodb.table.keys import (
     GROUP_LABELS,
-    GROUPS_PK,
-    META_PK,
-    REGISTRY_PREFIX,
     SEPARATOR,
     Namespace,
     encode_namespace,
@@ -50,6 +47,7 @@ from langgraph.store.dynamodb.table.permissions import (
     Resources,
     actions,
 )
+from langgraph.store.dynamodb.table.schema import GROUPS_PK, META_PK, REGISTRY_PREFIX
 from langgraph.store.dynamodb.table.thread_keys import registry_pk, run_pk
 
 # The store's actions on the table and its local index that name partition keys, which

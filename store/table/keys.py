@@ -2,10 +2,9 @@
 
 LangGraph forbids `.` and NUL in namespace labels and empty labels, so joining the
 labels with `.` is injective and decodable. Every item lives in the partition of its
-namespace; the namespace registry and the table's metadata (pinned embedding model,
-reindex checkpoints) live in partitions whose keys start with `.`, which no valid
-namespace can encode to. Item rows also carry `recency`, the sort key of the recency
-index (see `store.recency`): their `updated_at` stamp, then their key.
+namespace; why no other row shares its keys is in `schema`. Item rows also carry
+`recency`, the sort key of the recency index (see `items.recency`): their `updated_at`
+stamp, then their key.
 """
 
 from __future__ import annotations
@@ -23,22 +22,13 @@ from langgraph.store.base import (
     SearchOp,
     validate_op_namespace,
 )
-
-PK = "PK"
-SK = "SK"
-RECENCY = "recency"
+from langgraph.store.dynamodb.table.schema import ITEM_PREFIX, REGISTRY_PREFIX
 
 SEPARATOR = "."
-ITEM_PREFIX = "k#"
 # Registry rows of a namespace live in the partition of its first `GROUP_LABELS` labels
 # (its group: a tenant or a user in the usual layouts), so no partition serves every
 # tenant's lookups; `._groups` lists the groups, for prefixes shorter than a group.
 GROUP_LABELS = 2
-REGISTRY_PREFIX = "._ns."
-GROUPS_PK = "._groups"
-META_PK = "._meta"
-# Reindex checkpoints in `META_PK`: `reindex#<index>#<scope>` (`reindex`, erased by `purge`).
-REINDEX_CHECKPOINT = "reindex#"
 
 MAX_PARTITION_KEY_BYTES = 2048
 MAX_SORT_KEY_BYTES = 1024

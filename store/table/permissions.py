@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from langgraph.store.dynamodb.items import recency
-from langgraph.store.dynamodb.table.keys import GROUPS_PK, META_PK
+from langgraph.store.dynamodb.table.schema import GROUPS_PK, META_PK, RECENCY_INDEX
 
 
 class Component(StrEnum):
@@ -197,7 +196,7 @@ class Resources:
         if on is On.TABLE:
             return [self.table_arn]
         if on is On.LOCAL_INDEX:
-            return [f"{self.table_arn}/index/{recency.RECENCY_INDEX}"]
+            return [f"{self.table_arn}/index/{RECENCY_INDEX}"]
         if on is On.VECTOR_INDEX:
             return [f"{self.table_arn}/index/{self.vector_index}"]
         if on is On.STREAM:

@@ -8,8 +8,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 from langgraph.store.dynamodb.items import recency
+from langgraph.store.dynamodb.table.schema import EXPIRES_AT
 from langgraph.store.dynamodb.table.table_spec import KEY_SCHEMA, ttl_spec
-from langgraph.store.dynamodb.table.ttl import EXPIRES_AT
 
 logger = logging.getLogger(__name__)
 

@@ -6,10 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from langgraph.store.dynamodb.items import recency
-from langgraph.store.dynamodb.items.embedding import VECTOR
 from langgraph.store.dynamodb.items.index_config import VectorIndexShape
-from langgraph.store.dynamodb.table.keys import PK, RECENCY, SK
-from langgraph.store.dynamodb.table.ttl import EXPIRES_AT
+from langgraph.store.dynamodb.table.schema import EXPIRES_AT, PK, RECENCY, SK, VECTOR
 
 BILLING_MODE = "PAY_PER_REQUEST"  # vector indexes require on-demand tables
 # The stream consumer reads the new image of puts and the keys of the TTL sweep's deletions,

@@ -1,33 +1,15 @@
 """Key codec of the checkpointer's rows: threads, their rows, the thread registry and the
-run index, on the store's table, injectively and apart from every store row.
+run index, on the store's table, injectively and apart from every store row (the
+layout, and why no row of another kind shares a key, is in `schema`).
 
-Partitions (`PK`):
+A thread's rows all live in its partition, so a thread is one item collection and
+`delete_thread`/`copy_thread` are Queries of one partition; a run's index partition
+lists the checkpoints the run wrote, which `delete_for_runs` reads instead of scanning.
 
-- a thread: `.t/<tenant>/<thread_id>`; every row of the thread lives there, so a thread is
-  one item collection and `delete_thread`/`copy_thread` are Queries of one partition;
-- the thread registry of a tenant: `.t/<tenant>` (sort key: the thread id);
-- a run's index: `.r/<tenant>/<run_id>` (sort key: thread, namespace, checkpoint), which
-  `delete_for_runs` reads instead of scanning.
-
-`<tenant>` is the tenant with `%` and `/` percent-escaped (empty for a saver without a
-tenant key), so the first `/` after the kind ends it: no tenant's keys are a prefix of
-another's, and `.t/<tenant>/*` is an exact IAM `LeadingKeys` pattern for one tenant.
-
-Why they never meet a store row: a store partition is a namespace's labels joined by `.`
-(`store.keys`), and a label contains no `.` and is never empty, so a namespace's key never
-starts with `.`; the store's own partitions start with `._` (registry, groups, metadata).
-These start with `.t/` or `.r/`: a `.` followed by a letter other than `_`.
-
-Sort keys inside a thread, each part `%`/`#`-escaped so `#` separates parts:
-
-- `c#<ns>#<checkpoint_id>`: a checkpoint, with its pending writes inline (a map);
-- `b#<ns>#<channel>#<version>`: a channel value, stored once per version;
-- `z#<owner>#<field>#<i>`: the i-th chunk of a value too large for one row (`owner` is
-  the row holding the value's head: a checkpoint or a channel value).
-
-None starts with `k#` (the store's item rows, which the TTL sweep filter matches), no
-row carries `recency` or a vector, so thread rows never enter the recency or vector
-index and never reach the stream consumer.
+The tenant is `%`/`/`-escaped in partition keys (empty for a saver without a tenant key),
+so the first `/` after the kind ends it, and `.t/<tenant>/*` is an exact IAM
+`LeadingKeys` pattern for one tenant. Sort-key parts are `%`/`#`-escaped so `#`
+separates parts.
 """
 
 from __future__ import annotations
@@ -35,12 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from langgraph.store.dynamodb.table.keys import MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES
+from langgraph.store.dynamodb.table.schema import (
+    BLOB,
+    CHECKPOINT,
+    CHUNK,
+    RUN_KIND,
+    THREAD_KIND,
+    WRITE_PREFIX,
+)
 
-THREAD_KIND = ".t/"
-RUN_KIND = ".r/"
-CHECKPOINT = "c#"
-BLOB = "b#"
-CHUNK = "z#"
 SEP = "#"
 
 
@@ -147,7 +132,7 @@ def chunk_sk(owner_sk: str, field: str, index: int) -> str:
 
 def write_field(task_id: str, idx: int) -> str:
     """The key of a pending write in its checkpoint's map (and its chunks' field)."""
-    return f"w:{escape(task_id)}:{idx}"
+    return f"{WRITE_PREFIX}{escape(task_id)}:{idx}"
 
 
 class KeyTooLongError(ValueError):

@@ -16,11 +16,11 @@ import math
 from decimal import Decimal
 from typing import Any
 
-EXPIRES_AT = "expires_at"
+from langgraph.store.dynamodb.table.schema import EXPIRES_AT, TTL_MINUTES
+
 # The `userIdentity` of a stream record whose item DynamoDB's TTL sweep deleted
 # (DynamoDB Streams API reference, `Record.userIdentity`).
 SWEEPER = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
-TTL_MINUTES = "ttl_minutes"
 REFRESH_FRACTION = 0.1
 # The TTL range the store accepts, in minutes: from one millisecond to 1,000 years. Both
 # ends keep `expires_at` and `ttl_minutes` ordinary DynamoDB numbers and datetimes.

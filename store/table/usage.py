@@ -40,16 +40,13 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from langgraph.store.dynamodb.table.keys import (
-    GROUPS_PK,
-    PK,
-    REGISTRY_PREFIX,
-    SK,
     Namespace,
     decode_namespace,
     encode_namespace,
     group_of,
     namespace_of_registry_key,
 )
+from langgraph.store.dynamodb.table.schema import GROUPS_PK, PK, REGISTRY_PREFIX, SK
 from langgraph.store.dynamodb.table.thread_keys import tenant_of_partition
 from langgraph.store.dynamodb.table.values import attribute_size
 

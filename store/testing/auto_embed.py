@@ -15,9 +15,9 @@ import logging
 import threading
 
 from langgraph.store.dynamodb.embedders.lexical import LexicalEmbeddings
-from langgraph.store.dynamodb.items.model_pin import BEDROCK, PIN_PREFIX, ModelIdentity
+from langgraph.store.dynamodb.items.model_pin import BEDROCK, ModelIdentity
 from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS, StreamConsumer
-from langgraph.store.dynamodb.table.keys import META_PK
+from langgraph.store.dynamodb.table.schema import META_PK, PIN_PREFIX
 from moto.core.models import MockAWS
 from moto.dynamodb.models import dynamodb_backends
 from moto.dynamodb.models.dynamo_type import DynamoType

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from langgraph.store.dynamodb.table import dynamo
-from langgraph.store.dynamodb.table.keys import PK, SK
+from langgraph.store.dynamodb.table.schema import PK, SK
 
 
 def all_rows(client: Any, table: str) -> list[tuple[str, str]]:

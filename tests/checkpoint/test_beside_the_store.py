@@ -5,9 +5,8 @@ neither the recency nor the vector index, and store listings never show them."""
 from __future__ import annotations
 
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
-from langgraph.store.dynamodb.items.recency import RECENCY_INDEX
 from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS
-from langgraph.store.dynamodb.table.keys import PK
+from langgraph.store.dynamodb.table.schema import PK, RECENCY_INDEX
 
 from tests.checkpoint.graphs import chat_graph, say
 from tests.stream.conftest import (

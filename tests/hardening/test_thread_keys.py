@@ -13,12 +13,8 @@ from hypothesis import strategies as st
 from langgraph.store.dynamodb.items.embedding import vector_sort_key
 from langgraph.store.dynamodb.items.rows import key_of
 from langgraph.store.dynamodb.table.iam import thread_leading_keys
-from langgraph.store.dynamodb.table.keys import (
-    GROUPS_PK,
-    META_PK,
-    encode_namespace,
-    registry_partition,
-)
+from langgraph.store.dynamodb.table.keys import encode_namespace, registry_partition
+from langgraph.store.dynamodb.table.schema import GROUPS_PK, META_PK
 from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
     blob_sk,

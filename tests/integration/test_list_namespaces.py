@@ -7,7 +7,8 @@ from typing import Any
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.items.registry import CACHE_SECONDS, GRACE_SECONDS
-from langgraph.store.dynamodb.table.keys import REGISTRY_PREFIX, registry_partition
+from langgraph.store.dynamodb.table.keys import registry_partition
+from langgraph.store.dynamodb.table.schema import REGISTRY_PREFIX
 from langgraph.store.dynamodb.testing import mock_aws
 from langgraph.store.memory import InMemoryStore
 

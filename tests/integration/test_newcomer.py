@@ -18,7 +18,7 @@ from langgraph.store.base import (
     SearchOp,
 )
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.table.ttl import EXPIRES_AT
+from langgraph.store.dynamodb.table.schema import EXPIRES_AT
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, local_endpoint, mock_aws
 
 from tests.support import RequestCounter

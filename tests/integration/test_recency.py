@@ -10,9 +10,9 @@ import boto3
 import pytest
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore, NamespaceFullError
-from langgraph.store.dynamodb.items.recency import RECENCY_INDEX
 from langgraph.store.dynamodb.jobs.migration import copy_table
 from langgraph.store.dynamodb.table.keys import MAX_ITEM_KEY_BYTES
+from langgraph.store.dynamodb.table.schema import RECENCY_INDEX
 from langgraph.store.dynamodb.table.table_spec import table_spec
 from langgraph.store.dynamodb.testing import mock_aws
 

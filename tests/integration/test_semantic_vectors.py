@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.items.embedding import VECTOR_VERSION
+from langgraph.store.dynamodb.table.schema import VECTOR_VERSION
 from langgraph.store.dynamodb.testing import mock_aws
 
 NS = ("memories", "t", "u")

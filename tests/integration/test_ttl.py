@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.table.ttl import EXPIRES_AT, TTL_MINUTES
+from langgraph.store.dynamodb.table.schema import EXPIRES_AT, TTL_MINUTES
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, expire_ttl_items, mock_aws
 
 from tests.support import FakeClock, RequestCounter

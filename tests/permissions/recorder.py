@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 from botocore.client import BaseClient
-from langgraph.store.dynamodb.items.recency import RECENCY_INDEX
-from langgraph.store.dynamodb.table.keys import GROUPS_PK, META_PK, PK
 from langgraph.store.dynamodb.table.permissions import On, Permission
+from langgraph.store.dynamodb.table.schema import GROUPS_PK, META_PK, PK, RECENCY_INDEX
 from langgraph.store.dynamodb.testing._iam import TRANSACT_ACTIONS
 
 SHARED_PARTITIONS = frozenset({GROUPS_PK, META_PK})

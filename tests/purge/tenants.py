@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.table.keys import GROUPS_PK, META_PK, PK, SK
+from langgraph.store.dynamodb.table.schema import GROUPS_PK, META_PK, PK, SK
 from langgraph.store.dynamodb.testing import LexicalEmbeddings
 
 from tests.support import scan_table

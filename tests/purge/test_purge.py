@@ -10,7 +10,8 @@ import pytest
 from langgraph.store.base import InvalidNamespaceError
 from langgraph.store.dynamodb import DynamoDBStore, PurgeConflictError, RowSource, reindex
 from langgraph.store.dynamodb.jobs.purge import census
-from langgraph.store.dynamodb.table.keys import GROUPS_PK, META_PK, PK, SK, Namespace
+from langgraph.store.dynamodb.table.keys import Namespace
+from langgraph.store.dynamodb.table.schema import GROUPS_PK, META_PK, PK, SK
 from langgraph.store.dynamodb.testing import mock_aws
 
 from tests.support import RequestCounter

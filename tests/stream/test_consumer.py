@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 from langgraph.store.dynamodb import DynamoDBStore, NamespaceFullError
-from langgraph.store.dynamodb.items.embedding import PENDING, VECTOR
 from langgraph.store.dynamodb.items.rows import key_of
 from langgraph.store.dynamodb.items.vector_writes import BatchEmbedder
 from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERN, StreamConsumer
 from langgraph.store.dynamodb.table.errors import InvalidSettingError
+from langgraph.store.dynamodb.table.schema import PENDING, VECTOR
 from langgraph.store.dynamodb.testing import LambdaContext, drain_stream, mock_aws
 
 from tests.stream.conftest import (

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from langchain_aws import BedrockEmbeddings
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.items.embedding import PENDING
 from langgraph.store.dynamodb.items.model_pin import ModelMismatchError
 from langgraph.store.dynamodb.items.rows import key_of
 from langgraph.store.dynamodb.stream.consumer import (
@@ -21,6 +20,7 @@ from langgraph.store.dynamodb.stream.consumer import (
     consumer_from_env,
     filter_criteria,
 )
+from langgraph.store.dynamodb.table.schema import PENDING
 from langgraph.store.dynamodb.testing import (
     LexicalEmbeddings,
     drain_stream,

@@ -36,8 +36,8 @@ def test_local_endpoint_embeds_stream_writes_with_the_pinned_bedrock_model() -> 
 
 
 def test_an_open_endpoint_leaves_in_process_tests_to_drive_their_stream() -> None:
-    from langgraph.store.dynamodb.items.embedding import PENDING
     from langgraph.store.dynamodb.items.rows import key_of
+    from langgraph.store.dynamodb.table.schema import PENDING
     from langgraph.store.dynamodb.testing import LexicalEmbeddings, mock_aws
 
     with local_endpoint(), mock_aws():

@@ -13,7 +13,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.dynamodb.items.model_pin import identify
 from langgraph.store.dynamodb.items.vector_writes import BatchEmbedder, EmbedJob, with_backoff
 from langgraph.store.dynamodb.stream.consumer import consumer_from_env
-from langgraph.store.dynamodb.table.keys import PK, SK
+from langgraph.store.dynamodb.table.schema import PK, SK
 from langgraph.store.dynamodb.testing import mock_aws
 
 from tests.stream.conftest import (

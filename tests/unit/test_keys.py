@@ -15,8 +15,6 @@ from langgraph.store.base import (
 )
 from langgraph.store.dynamodb.table.keys import (
     GROUP_LABELS,
-    GROUPS_PK,
-    META_PK,
     decode_namespace,
     encode_namespace,
     group_of,
@@ -30,6 +28,7 @@ from langgraph.store.dynamodb.table.keys import (
     registry_sort_key,
     validate_op,
 )
+from langgraph.store.dynamodb.table.schema import GROUPS_PK, META_PK
 
 from tests.strategies import (
     JOINERS,

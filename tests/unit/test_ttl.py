@@ -1,13 +1,8 @@
 from __future__ import annotations
 
 import pytest
-from langgraph.store.dynamodb.table.ttl import (
-    EXPIRES_AT,
-    TTL_MINUTES,
-    is_expired,
-    needs_refresh,
-    ttl_attributes,
-)
+from langgraph.store.dynamodb.table.schema import EXPIRES_AT, TTL_MINUTES
+from langgraph.store.dynamodb.table.ttl import is_expired, needs_refresh, ttl_attributes
 
 
 def test_ttl_attributes_keep_the_items_own_ttl() -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.items.recency import RECENCY_INDEX
+from langgraph.store.dynamodb.table.schema import RECENCY_INDEX
 from langgraph.store.dynamodb.testing import mock_aws
 
 TABLE = "capacity"

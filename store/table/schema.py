@@ -1,0 +1,155 @@
+"""The table's vocabulary: every key prefix, attribute name and index name, of every row
+kind the store and the checkpointer write. Nothing else of the library spells them.
+
+Row kinds (`PK` / `SK`):
+
+- item: `<namespace>` / `k#<key>`;
+- extra vector row (vectors 1..n-1 of an item): `<namespace>` / `v#<key>#<version>#<n>`;
+- namespace registry row: `._ns.<group>` / `<namespace>.`;
+- registry group row: `._groups` / `<group>.`;
+- model pin: `._meta` / `model#<index name>`;
+- purge progress: `._meta` / `purge#<scope>`;
+- reindex progress: `._meta` / `reindex#<index name>#<scope>`;
+- thread rows: `.t/<tenant>/<thread_id>` / `c#<ns>#<checkpoint_id>` (a checkpoint),
+  `b#<ns>#<channel>#<version>` (a channel value), `z#<owner>#<field>#<i>` (a chunk);
+- thread registry row: `.t/<tenant>` / `<thread_id>`;
+- run index row: `.r/<tenant>/<run_id>` / `<thread_id>#<ns>#<checkpoint_id>`.
+
+`<namespace>` is the namespace's labels joined by `.` (`keys.encode_namespace`), `<group>`
+its first two, `<scope>` a namespace prefix as `keys.registry_prefix` writes it; in thread
+keys `<tenant>` is `%`/`/`-escaped and every sort-key part `%`/`#`-escaped (`thread_keys`).
+
+Why no two row kinds ever share a key. Partitions first: LangGraph forbids empty labels and
+`.` in a label, so a namespace's partition never starts with `.`, and every other partition
+does. After the `.`, the store's own partitions continue with `_` (`._ns.<group>`,
+`._groups`, `._meta`, and `._namespaces`, the registry of earlier versions, which only
+`migration` reads), the checkpointer's with a letter (`.t/`, `.r/`); `._ns.` is a prefix of
+none of the other three, so no registry partition is one of them. A thread registry
+partition (`.t/<tenant>`) holds no `/` after its kind, a thread's partition
+(`.t/<tenant>/<thread_id>`) at least one; the escaped tenant holds none, so one tenant's
+partitions are never a prefix of another's.
+
+Then sort keys, within each kind of partition: a namespace's partition holds item rows
+(`k#`) and extra vector rows (`v#`); `._meta` holds model pins (`model#`), purge progress
+(`purge#`) and reindex progress (`reindex#`); a thread's partition holds checkpoints
+(`c#`), channel values (`b#`) and chunks (`z#`). Distinct prefixes, each followed by an
+injective encoding, so distinct rows get distinct keys. The registry, group, thread
+registry and run index partitions each hold one kind of row.
+
+Indexes and the stream: only item rows carry `recency`, the recency index's sort key, and
+only item rows and extra vector rows carry `embedding`, the vector index's attribute, so
+no other row enters an index; the stream consumer's TTL-sweep filter matches `k#` sort
+keys, which no row outside a namespace's partition has.
+"""
+
+from __future__ import annotations
+
+# The table's key attributes.
+PK = "PK"
+SK = "SK"
+
+# The recency index (a local secondary index on `RECENCY`).
+RECENCY_INDEX = "recency"
+
+# Sort-key prefixes in a namespace's partition.
+ITEM_PREFIX = "k#"
+VECTOR_ROW_PREFIX = "v#"
+
+# The namespace registry: a group's partition, the partition listing the groups, and the
+# single registry partition of earlier versions (`migration.copy_table` moves its rows).
+REGISTRY_PREFIX = "._ns."
+GROUPS_PK = "._groups"
+LEGACY_REGISTRY_PK = "._namespaces"
+
+# The table's metadata partition and its sort-key prefixes.
+META_PK = "._meta"
+PIN_PREFIX = "model#"
+PURGE_PREFIX = "purge#"
+REINDEX_CHECKPOINT = "reindex#"
+
+# The checkpointer: partition kinds, then sort-key prefixes in a thread's partition.
+THREAD_KIND = ".t/"
+RUN_KIND = ".r/"
+CHECKPOINT = "c#"
+BLOB = "b#"
+CHUNK = "z#"
+
+# Item rows. `VALUE`, the timestamps and the TTL pair make the `Item` a read returns.
+VALUE = "value"
+CREATED_AT = "created_at"
+UPDATED_AT = "updated_at"
+# `<updated_at>#<key>`: the recency index's sort key (`keys.recency_sort_key`).
+RECENCY = "recency"
+# Epoch seconds, DynamoDB's TTL attribute (on every row that expires, thread rows too),
+# and the TTL in minutes that set it.
+EXPIRES_AT = "expires_at"
+TTL_MINUTES = "ttl_minutes"
+# What a read needs of an item row besides its keys (the recency index projects it).
+ITEM_ATTRIBUTES = (VALUE, CREATED_AT, UPDATED_AT, EXPIRES_AT, TTL_MINUTES)
+
+# The vector index's attribute (vector 0 on the item row, the others on extra vector rows).
+VECTOR = "embedding"
+CONTENT_HASH = "content_hash"
+VECTOR_COUNT = "vector_count"
+# The item's own paths to embed, when the put named them (or in stream mode).
+INDEX_PATHS = "index_paths"
+# Stream mode: the content hash a put left for the consumer to embed (gone once embedded).
+PENDING = "embed_pending"
+# Which write made an item's extra vector rows (part of their keys).
+VECTOR_VERSION = "vector_version"
+# An item's copy of a filter field for the vector index: `filter_<field>`.
+FILTER_PREFIX = "filter_"
+
+# Extra vector rows: their item's sort key and when they were written.
+ITEM_SK = "item_sk"
+WRITTEN_AT = "written_at"
+
+# Registry rows (`REGISTERED_AT` on group rows too).
+REGISTERED_AT = "registered_at"
+HAS_TTL = "has_ttl"
+EMPTIED_AT = "emptied_at"
+
+# The model pin.
+PIN_PROVIDER = "provider"
+PIN_MODEL = "model"
+PIN_DIMS = "dims"
+PIN_NORMALIZE = "normalize"
+PIN_FIELDS = "fields"
+
+# Purge progress: its prefix (labels), the registry key of the last namespace it emptied,
+# rows deleted by kind, and when it was saved.
+PURGE_SCOPE = "prefix"
+PURGE_AFTER = "after"
+PURGE_DELETED = "deleted"
+PURGE_SAVED_AT = "saved_at"
+
+# Reindex progress: the registry key of the namespace, the last item sort key done, and
+# the key of the model embedding (`ModelIdentity.key`).
+REINDEX_NAMESPACE = "namespace"
+REINDEX_AFTER = "after"
+REINDEX_MODEL = "model"
+
+# A checkpoint row: the checkpoint, its metadata, its parent's id, its run's id, and one
+# map per pending write, `w:<task>:<idx>`.
+CP = "cp"
+MD = "md"
+PARENT = "parent"
+RUN = "run"
+WRITE_PREFIX = "w:"
+# A pending write's map: its task, channel, task path, index, and the field keying its
+# chunks when it is chunked.
+TASK = "task"
+CHANNEL = "c"
+PATH = "p"
+IDX = "i"
+CHUNKS_FIELD = "k"
+# A serialized value (in `CP`, `MD`, a write's map, or a channel value row): its type and
+# either its bytes inline or its count of chunks. Chunk rows hold `DATA`; a channel
+# value's chunks are keyed by the field `DATA`.
+TYPE = "t"
+DATA = "v"
+COUNT = "n"
+
+# A thread registry row.
+TENANT = "tenant"
+THREAD_ID = "thread_id"
