@@ -16,13 +16,9 @@ from typing import Any
 
 from constructs import Node
 from langgraph.store.dynamodb.embedders.bedrock_models import check_embedding_model
-from langgraph.store.dynamodb.items.index_config import (
-    DEFAULT_INDEX_NAME,
-    EMBED_ON,
-    VectorIndexShape,
-    parse_index_shape,
-)
+from langgraph.store.dynamodb.items.index_config import EMBED_ON, parse_index_shape
 from langgraph.store.dynamodb.table.errors import InvalidSettingError
+from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME, VectorIndexShape
 
 REMOVAL_POLICIES = ("retain", "destroy")
 

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from .jobs.purge import Census as Census
     from .jobs.purge import PurgeConflictError as PurgeConflictError
     from .jobs.purge import PurgeResult as PurgeResult
-    from .jobs.purge import RowSource as RowSource
     from .jobs.reindex import ReindexProgress as ReindexProgress
     from .jobs.reindex import ReindexSummary as ReindexSummary
     from .jobs.reindex import reindex as reindex
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
     from .table.errors import NamespaceFullError as NamespaceFullError
     from .table.errors import TableNotFoundError as TableNotFoundError
     from .table.iam import tenant_policy as tenant_policy
+    from .table.row_sources import RowSource as RowSource
     from .table.usage import UsageLogSink as UsageLogSink
 
 # public name -> the module (below this package) that defines it
@@ -47,7 +47,7 @@ EXPORTS = {
     "PurgeResult": "jobs.purge",
     "ReindexProgress": "jobs.reindex",
     "ReindexSummary": "jobs.reindex",
-    "RowSource": "jobs.purge",
+    "RowSource": "table.row_sources",
     "TableNotFoundError": "table.errors",
     "UsageLogSink": "table.usage",
     "VectorIndexUnsupportedError": "memory.vector_index",

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-from langgraph.store.dynamodb.jobs.purge import RowSource
 from langgraph.store.dynamodb.table.keys import Namespace
+from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.schema import CHECKPOINT, PK, RUN, SK
 from langgraph.store.dynamodb.table.thread_keys import Thread, registry_pk
 

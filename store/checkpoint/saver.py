@@ -23,10 +23,10 @@ from langgraph.checkpoint.base import (
     get_checkpoint_metadata,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
-from langgraph.store.dynamodb.jobs.purge import RowSource
 from langgraph.store.dynamodb.table import clock, dynamo, table
 from langgraph.store.dynamodb.table.errors import access_must_be_granted
 from langgraph.store.dynamodb.table.lifecycle import Owner
+from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.schema import (
     CHUNKS_FIELD,
     CP,

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from langgraph.store.dynamodb.items.index_config import DEFAULT_INDEX_NAME
 from langgraph.store.dynamodb.jobs.tenants import tenant_storage
 from langgraph.store.dynamodb.memory.store import DynamoDBStore
 from langgraph.store.dynamodb.memory.vector_index import find_index
 from langgraph.store.dynamodb.table import permissions
 from langgraph.store.dynamodb.table import table as table_module
 from langgraph.store.dynamodb.table.permissions import PLACEHOLDERS, Component, Resources
+from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
 from rich.live import Live
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.spinner import Spinner

@@ -11,13 +11,12 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, ensure_embeddings
 from langgraph.store.dynamodb.items.model_pin import ModelIdentity, identify
 from langgraph.store.dynamodb.table.errors import InvalidSettingError
-from langgraph.store.dynamodb.table.schema import FILTER_PREFIX
+from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME, VectorIndexShape
 
 DistanceFunction = Literal["COSINE", "EUCLIDEAN", "DOT_PRODUCT"]
 DISTANCE_FUNCTIONS: tuple[str, ...] = ("COSINE", "EUCLIDEAN", "DOT_PRODUCT")
 EMBED_ON: tuple[str, ...] = ("write", "stream")
 MAX_DIMENSIONS = 4096
-DEFAULT_INDEX_NAME = "memory-vectors"
 DEFAULT_MAX_FANOUT = 100
 MAX_INLINE_FILTERS = 18
 INDEX_NAME = re.compile(r"[a-zA-Z0-9_.-]{3,255}")
@@ -41,26 +40,6 @@ class DynamoIndexConfig(IndexConfig, total=False):
     index_name: str
     max_fanout: int
     filter_fields: list[str]
-
-
-@dataclass(frozen=True, kw_only=True)
-class VectorIndexShape:
-    """The vector index settings fixed at creation (DynamoDB cannot change them later):
-    what `setup()` and the CDK stack both build the index from."""
-
-    index_name: str = DEFAULT_INDEX_NAME
-    dims: int
-    distance_function: str = "COSINE"
-    filter_fields: tuple[str, ...] = ()
-
-    def filter_attribute(self, field: str) -> str:
-        """The item attribute holding a filter field's value for the index."""
-        return FILTER_PREFIX + field
-
-    @property
-    def filter_attributes(self) -> tuple[str, ...]:
-        """Every filter attribute this index declares."""
-        return tuple(self.filter_attribute(field) for field in self.filter_fields)
 
 
 @dataclass(frozen=True, kw_only=True)

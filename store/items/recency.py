@@ -2,8 +2,9 @@
 
 Its sort key is `recency` (`<updated_at>#<key>`, see `keys.recency_sort_key`), which only
 item rows carry, so extra vector rows and registry rows stay out of it (a sparse index).
-It projects `schema.ITEM_ATTRIBUTES`, so a page of items is one strongly consistent Query
-that reads `offset + limit` index entries and never the vectors on the item rows.
+It projects `schema.ITEM_ATTRIBUTES` (`table_spec.recency_index_spec`), so a page of items
+is one strongly consistent Query that reads `offset + limit` index entries and never the
+vectors on the item rows.
 
 A local secondary index exists only if created with the table, and it caps every
 partition key value (every namespace) at 10 GB of table rows plus index entries; see
@@ -18,47 +19,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 from langgraph.store.dynamodb.table import dynamo
 from langgraph.store.dynamodb.table.keys import Namespace, encode_namespace
-from langgraph.store.dynamodb.table.schema import ITEM_ATTRIBUTES, PK, RECENCY, RECENCY_INDEX
-
-
-def index_spec() -> dict[str, Any]:
-    """The `LocalSecondaryIndexes` entry CreateTable needs."""
-    return {
-        "IndexName": RECENCY_INDEX,
-        "KeySchema": [
-            {"AttributeName": PK, "KeyType": "HASH"},
-            {"AttributeName": RECENCY, "KeyType": "RANGE"},
-        ],
-        "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(ITEM_ATTRIBUTES)},
-    }
-
-
-def missing_index_message(table: str) -> str:
-    """What to do about a table created without the recency index."""
-    return (
-        f"Table {table} has no local secondary index {RECENCY_INDEX!r} with sort key "
-        f"{RECENCY!r} projecting {list(ITEM_ATTRIBUTES)}, which DynamoDBStore needs to "
-        "return search results newest first. DynamoDB creates local secondary indexes only "
-        "with the table, so setup() cannot add it: create a new table with setup() under "
-        "another name, copy the memories with langgraph.store.dynamodb.jobs.migration."
-        "copy_table(client, source, target) (stop writers first), and point the store at "
-        "the new table."
-    )
-
-
-def check_table(table: str, description: dict[str, Any]) -> None:
-    """Raise `ValueError` unless the table has the recency index as this store needs it."""
-    for index in description.get("LocalSecondaryIndexes") or []:
-        if index["IndexName"] != RECENCY_INDEX:
-            continue
-        keys = {k["AttributeName"]: k["KeyType"] for k in index["KeySchema"]}
-        projection = index.get("Projection", {})
-        projected = set(projection.get("NonKeyAttributes") or [])
-        if keys == {PK: "HASH", RECENCY: "RANGE"} and (
-            projection.get("ProjectionType") == "ALL" or projected >= set(ITEM_ATTRIBUTES)
-        ):
-            return
-    raise ValueError(missing_index_message(table))
+from langgraph.store.dynamodb.table.schema import PK, RECENCY_INDEX
+from langgraph.store.dynamodb.table.table import missing_recency_index
 
 
 class Newest:
@@ -105,7 +67,7 @@ class Newest:
         except ClientError as error:
             code = error.response["Error"]["Code"]
             if code == "ValidationException" and RECENCY_INDEX in str(error):
-                raise ValueError(missing_index_message(self._table)) from error
+                raise ValueError(missing_recency_index(self._table)) from error
             raise
         self._last = response.get("LastEvaluatedKey")
         return [dynamo.deserialize(item) for item in response.get("Items", [])]

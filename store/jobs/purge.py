@@ -47,6 +47,7 @@ from langgraph.store.dynamodb.table.keys import (
     registry_prefix,
     registry_sort_key,
 )
+from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.schema import (
     GROUPS_PK,
     ITEM_PREFIX,
@@ -76,18 +77,6 @@ GROUP_ROWS = "group_rows"
 REINDEX_CHECKPOINTS = "reindex_checkpoints"
 
 Key = dict[str, str]
-
-
-@dataclass(frozen=True)
-class RowSource:
-    """Rows of one kind that belong to a prefix outside its namespaces' partitions, in the
-    store's table (a checkpointer's threads, say). `keys(prefix)` lists the keys
-    (`{"PK": ..., "SK": ...}`) of every such row at or below `prefix` (`()`: every tenant),
-    read afresh on each call: purge deletes them, then calls it again to count what is left.
-    Their counts are reported under `kind`."""
-
-    kind: str
-    keys: Callable[[Namespace], Iterable[Mapping[str, str]]]
 
 
 @dataclass(frozen=True)

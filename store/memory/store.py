@@ -36,7 +36,7 @@ from langgraph.store.dynamodb.items.index_config import (
 from langgraph.store.dynamodb.items.model_pin import check_pin, ensure_pin, read_pin
 from langgraph.store.dynamodb.items.registry import Registry
 from langgraph.store.dynamodb.items.rows import build_row
-from langgraph.store.dynamodb.jobs.purge import PurgeResult, RowSource, purge
+from langgraph.store.dynamodb.jobs.purge import PurgeResult, purge
 from langgraph.store.dynamodb.memory.reads import Reader
 from langgraph.store.dynamodb.memory.semantic_search import SemanticSearch, check_page
 from langgraph.store.dynamodb.memory.vector_index import ensure_index
@@ -45,6 +45,7 @@ from langgraph.store.dynamodb.table import clock, dynamo, table
 from langgraph.store.dynamodb.table.errors import access_must_be_granted, table_must_exist
 from langgraph.store.dynamodb.table.keys import Namespace, normalize_op, validate_op
 from langgraph.store.dynamodb.table.lifecycle import Owner
+from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.schema import PK, SK
 from langgraph.store.dynamodb.table.table_spec import table_spec
 from langgraph.store.dynamodb.table.ttl import check_ttl

@@ -38,7 +38,6 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
 from langgraph.store.dynamodb.items.embedding import content_hash, texts_to_embed
-from langgraph.store.dynamodb.items.index_config import DEFAULT_INDEX_NAME
 from langgraph.store.dynamodb.items.model_pin import (
     BEDROCK,
     ModelIdentity,
@@ -71,6 +70,7 @@ from langgraph.store.dynamodb.table.schema import (
     SK,
     VALUE,
 )
+from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
 from langgraph.store.dynamodb.table.ttl import SWEEPER
 from langgraph.store.dynamodb.table.usage import UsageHook, UsageLogSink, UsageMeter
 from langgraph.store.dynamodb.table.values import decode_value

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from langgraph.store.dynamodb.table.schema import GROUPS_PK, META_PK, RECENCY_INDEX
+from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
 
 
 class Component(StrEnum):
@@ -241,7 +242,7 @@ def needed_by(components: Iterable[Component]) -> frozenset[Permission]:
 # The placeholders docs/deploy.md and `dynamodb-memory policy` print by default.
 PLACEHOLDERS = Resources(
     table_arn="TABLE_ARN",
-    vector_index="memory-vectors",
+    vector_index=DEFAULT_INDEX_NAME,
     stream_arn="STREAM_ARN",
     model_arns=("arn:aws:bedrock:REGION::foundation-model/amazon.titan-embed-text-v2:0",),
 )

@@ -7,8 +7,13 @@ import logging
 from typing import Any
 
 from botocore.exceptions import ClientError
-from langgraph.store.dynamodb.items import recency
-from langgraph.store.dynamodb.table.schema import EXPIRES_AT
+from langgraph.store.dynamodb.table.schema import (
+    EXPIRES_AT,
+    ITEM_ATTRIBUTES,
+    PK,
+    RECENCY,
+    RECENCY_INDEX,
+)
 from langgraph.store.dynamodb.table.table_spec import KEY_SCHEMA, ttl_spec
 
 logger = logging.getLogger(__name__)
@@ -34,7 +39,7 @@ def ensure_table(client: Any, table: str, spec: dict[str, Any]) -> None:
         _create(client, table, spec)
     else:
         _check_keys(table, existing)
-        recency.check_table(table, existing)
+        check_recency_index(table, existing)
     client.get_waiter("table_exists").wait(
         TableName=table, WaiterConfig={"Delay": 1, "MaxAttempts": 600}
     )
@@ -58,6 +63,34 @@ def _check_keys(table: str, description: dict[str, Any]) -> None:
             f"Table {table} has key schema {keys}; DynamoDBStore needs PK (HASH, S) and "
             "SK (RANGE, S). Use another table name or a table created by setup()."
         )
+
+
+def missing_recency_index(table: str) -> str:
+    """What to do about a table created without the recency index."""
+    return (
+        f"Table {table} has no local secondary index {RECENCY_INDEX!r} with sort key "
+        f"{RECENCY!r} projecting {list(ITEM_ATTRIBUTES)}, which DynamoDBStore needs to "
+        "return search results newest first. DynamoDB creates local secondary indexes only "
+        "with the table, so setup() cannot add it: create a new table with setup() under "
+        "another name, copy the memories with langgraph.store.dynamodb.jobs.migration."
+        "copy_table(client, source, target) (stop writers first), and point the store at "
+        "the new table."
+    )
+
+
+def check_recency_index(table: str, description: dict[str, Any]) -> None:
+    """Raise `ValueError` unless the table has the recency index as this store needs it."""
+    for index in description.get("LocalSecondaryIndexes") or []:
+        if index["IndexName"] != RECENCY_INDEX:
+            continue
+        keys = {k["AttributeName"]: k["KeyType"] for k in index["KeySchema"]}
+        projection = index.get("Projection", {})
+        projected = set(projection.get("NonKeyAttributes") or [])
+        if keys == {PK: "HASH", RECENCY: "RANGE"} and (
+            projection.get("ProjectionType") == "ALL" or projected >= set(ITEM_ATTRIBUTES)
+        ):
+            return
+    raise ValueError(missing_recency_index(table))
 
 
 def _ensure_ttl(client: Any, table: str) -> None:

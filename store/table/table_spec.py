@@ -3,12 +3,21 @@ CDK stack (`infra/`) deploys it from this, so the two can never differ."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from langgraph.store.dynamodb.items import recency
-from langgraph.store.dynamodb.items.index_config import VectorIndexShape
-from langgraph.store.dynamodb.table.schema import EXPIRES_AT, PK, RECENCY, SK, VECTOR
+from langgraph.store.dynamodb.table.schema import (
+    EXPIRES_AT,
+    FILTER_PREFIX,
+    ITEM_ATTRIBUTES,
+    PK,
+    RECENCY,
+    RECENCY_INDEX,
+    SK,
+    VECTOR,
+)
 
+DEFAULT_INDEX_NAME = "memory-vectors"
 BILLING_MODE = "PAY_PER_REQUEST"  # vector indexes require on-demand tables
 # The stream consumer reads the new image of puts and the keys of the TTL sweep's deletions,
 # never an old image (see `consumer.FILTER_PATTERNS`): new images only, half the bytes.
@@ -19,6 +28,26 @@ KEY_SCHEMA: tuple[dict[str, str], ...] = (
 )
 
 
+@dataclass(frozen=True, kw_only=True)
+class VectorIndexShape:
+    """The vector index settings fixed at creation (DynamoDB cannot change them later):
+    what `setup()` and the CDK stack both build the index from."""
+
+    index_name: str = DEFAULT_INDEX_NAME
+    dims: int
+    distance_function: str = "COSINE"
+    filter_fields: tuple[str, ...] = ()
+
+    def filter_attribute(self, field: str) -> str:
+        """The item attribute holding a filter field's value for the index."""
+        return FILTER_PREFIX + field
+
+    @property
+    def filter_attributes(self) -> tuple[str, ...]:
+        """Every filter attribute this index declares."""
+        return tuple(self.filter_attribute(field) for field in self.filter_fields)
+
+
 def table_spec(index: VectorIndexShape | None) -> dict[str, Any]:
     """CreateTable parameters (all but `TableName`): `PK`/`SK` strings, the recency local
     secondary index, on-demand, a stream of new images, and the vector index
@@ -26,7 +55,7 @@ def table_spec(index: VectorIndexShape | None) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "AttributeDefinitions": attribute_definitions(index),
         "KeySchema": [dict(element) for element in KEY_SCHEMA],
-        "LocalSecondaryIndexes": [recency.index_spec()],
+        "LocalSecondaryIndexes": [recency_index_spec()],
         "BillingMode": BILLING_MODE,
         "StreamSpecification": {"StreamEnabled": True, "StreamViewType": STREAM_VIEW_TYPE},
     }
@@ -38,6 +67,19 @@ def table_spec(index: VectorIndexShape | None) -> dict[str, Any]:
 def ttl_spec() -> dict[str, Any]:
     """The table's TimeToLiveSpecification: DynamoDB expires items through `expires_at`."""
     return {"AttributeName": EXPIRES_AT, "Enabled": True}
+
+
+def recency_index_spec() -> dict[str, Any]:
+    """The recency index (see `items.recency`): a local secondary index sorting each
+    partition by `recency`, projecting `ITEM_ATTRIBUTES`."""
+    return {
+        "IndexName": RECENCY_INDEX,
+        "KeySchema": [
+            {"AttributeName": PK, "KeyType": "HASH"},
+            {"AttributeName": RECENCY, "KeyType": "RANGE"},
+        ],
+        "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(ITEM_ATTRIBUTES)},
+    }
 
 
 def index_spec(index: VectorIndexShape) -> dict[str, Any]:

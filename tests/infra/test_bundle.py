@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from langchain_aws import BedrockEmbeddings
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.items.index_config import DEFAULT_INDEX_NAME
 from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS, consumer_env
+from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
 from langgraph.store.dynamodb.testing import drain_stream, local_endpoint
 from langgraph.store.dynamodb.testing.mock import fake_credentials_env
 
