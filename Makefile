@@ -1,7 +1,8 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# What `make demo` needs and no more: the library and its offline emulation (`testing`).
+# What `make demo` needs and no more: the library, its offline emulation (`testing`) and
+# the command line's output (`cli`: the demo prints through rich).
 # The full dev install (peer stores, CDK, langmem, stubs, matplotlib) covers it too.
 DEMO_STAMP := $(VENV)/.installed-demo
 PYODIDE := infra/node_modules/.installed
@@ -24,7 +25,7 @@ $(STAMP): pyproject.toml $(MODULES) | $(PY)
 	touch $(STAMP) $(DEMO_STAMP)
 
 $(DEMO_STAMP): pyproject.toml $(MODULES) | $(PY)
-	$(PY) -m pip install --quiet -e '.[testing]' $(EDITABLE)
+	$(PY) -m pip install --quiet -e '.[testing,cli]' $(EDITABLE)
 	touch $(DEMO_STAMP)
 
 # Pyodide's CPython, of the Lambda runtime's version, which compiles the stream consumer's

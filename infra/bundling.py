@@ -41,8 +41,8 @@ from aws_cdk import (
     ILocalBundling,
 )
 from aws_cdk import aws_lambda as lambda_
+from packaging.markers import Marker
 from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "store"
@@ -63,10 +63,9 @@ HOST_PYTHON = "{}.{}".format(*sys.version_info)
 SHIPPED = ("__init__.py", "py.typed", "table", "embedders", "items", "stream")
 # Never shipped: this machine's bytecode.
 NOT_SHIPPED = ("__pycache__", "*.pyc")
-# What the slim asset leaves out, none of it imported by the handler:
-# - the requirements only the CLI imports, and every distribution only they require;
-CLI_REQUIREMENTS = frozenset({"typer", "rich"})
-# - from every dependency: test suites, console scripts, type stubs.
+# The library's extra that holds what only the Lambda adds (Powertools' X-Ray tracer).
+LAMBDA_EXTRA = "lambda"
+# What the slim asset leaves out of every dependency: test suites, console scripts, stubs.
 DEPENDENCY_LEFT_OUT = ("tests", "test", "bin", "*.pyi")
 
 
@@ -132,27 +131,12 @@ def no_bytecode_warning(version: str) -> str:
 
 
 def runtime_requirements() -> list[str]:
-    """The library's runtime dependencies, as installed metadata lists them (extras left
-    out)."""
+    """What the asset installs: the library's requirements without an extra and those of
+    its `lambda` extra, as installed metadata lists them (platform markers kept)."""
     requires = importlib.metadata.requires(DISTRIBUTION) or []
-    return sorted(r for r in requires if _unconditional(r))
-
-
-def cli_only(installed: Path) -> list[importlib.metadata.Distribution]:
-    """The distributions in `installed` that only the CLI needs: not required, directly or
-    through another distribution, by any runtime requirement but `CLI_REQUIREMENTS`."""
-    found: dict[str, importlib.metadata.Distribution] = {
-        canonicalize_name(dist.metadata["Name"]): dist
-        for dist in importlib.metadata.distributions(path=[str(installed)])
-    }
-    needed: set[str] = set()
-    pending = [r for r in runtime_requirements() if _name(r) not in CLI_REQUIREMENTS]
-    while pending:
-        name = _name(pending.pop())
-        if name in found and name not in needed:
-            needed.add(name)
-            pending += [r for r in found[name].requires or [] if _unconditional(r)]
-    return [dist for name, dist in found.items() if name not in needed]
+    return sorted(
+        str(_without_extra(r)) for r in map(Requirement, requires) if _for_lambda(r.marker)
+    )
 
 
 def build(out: Path, target: Target = LAMBDA_ARM64, *, slim: bool = True) -> None:
@@ -219,14 +203,20 @@ class LocalBundling:
         return True
 
 
-def _name(requirement: str) -> str:
-    return canonicalize_name(Requirement(requirement).name)
+def _for_lambda(marker: Marker | None) -> bool:
+    """Whether a requirement with this marker is the Lambda's: no extra, or the `lambda`
+    one (other markers are left to pip, for the target's platform)."""
+    return (
+        marker is None
+        or "extra" not in str(marker)
+        or str(marker) == (f'extra == "{LAMBDA_EXTRA}"')
+    )
 
 
-def _unconditional(requirement: str) -> bool:
-    """Whether a requirement applies without an extra (markers on the platform may hold)."""
-    marker = Requirement(requirement).marker
-    return marker is None or "extra" not in str(marker)
+def _without_extra(requirement: Requirement) -> Requirement:
+    if requirement.marker is not None and "extra" in str(requirement.marker):
+        requirement.marker = None
+    return requirement
 
 
 def _recipe(target: Target, *inputs: object) -> bytes:
@@ -326,16 +316,5 @@ def _slim_dependencies(target: Target, python: Interpreter | None) -> Path:
 def _slim(installed: Path, python: Interpreter | None, staging: Path) -> None:
     ignore = shutil.ignore_patterns(*DEPENDENCY_LEFT_OUT)
     shutil.copytree(installed, staging, ignore=ignore, dirs_exist_ok=True)
-    emptied: set[Path] = set()
-    for dist in cli_only(installed):
-        for file in dist.files or []:
-            path = Path(os.path.normpath(staging / file))
-            if path.is_relative_to(staging):
-                path.unlink(missing_ok=True)
-                emptied.add(path.parent)
-    for directory in sorted(emptied, key=lambda p: len(p.parts), reverse=True):
-        while directory != staging and directory.is_dir() and not any(directory.iterdir()):
-            directory.rmdir()
-            directory = directory.parent
     if python is not None:
         _compile(staging, python)

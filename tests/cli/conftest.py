@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from langgraph.store.dynamodb.cli import app
+from langgraph.store.dynamodb.cli.app import app
 from typer.testing import CliRunner, Result
 
 STARTUP_SECONDS = 60

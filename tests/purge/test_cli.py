@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.cli import app
+from langgraph.store.dynamodb.cli.app import app
 from langgraph.store.dynamodb.testing import mock_aws
 from typer.testing import CliRunner, Result
 

@@ -12,7 +12,7 @@ import pytest
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.checkpoint.dynamodb.erasure import thread_sources
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.cli import app
+from langgraph.store.dynamodb.cli.app import app
 from langgraph.store.dynamodb.table.schema import PK
 from langgraph.store.dynamodb.testing import mock_aws
 from typer.testing import CliRunner

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.cli import app
+from langgraph.store.dynamodb.cli.app import app
 from langgraph.store.dynamodb.jobs.tenants import tenant_storage
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, mock_aws
 from typer.testing import CliRunner
