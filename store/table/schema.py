@@ -24,17 +24,17 @@ Why no two row kinds ever share a key. Partitions first: LangGraph forbids empty
 does. After the `.`, the store's own partitions continue with `_` (`._ns.<group>`,
 `._groups`, `._meta`, and `._namespaces`, the registry of earlier versions, which only
 `migration` reads), the checkpointer's with a letter (`.t/`, `.r/`); `._ns.` is a prefix of
-none of the other three, so no registry partition is one of them. A thread registry
-partition (`.t/<tenant>`) holds no `/` after its kind, a thread's partition
-(`.t/<tenant>/<thread_id>`) at least one; the escaped tenant holds none, so one tenant's
-partitions are never a prefix of another's.
+none of the other three, so no registry partition is one of them. The escaped tenant
+holds no `/`, so the first `/` after `.t/` or `.r/` ends it: a thread registry partition
+(`.t/<tenant>`) holds no `/` after its kind, a thread's (`.t/<tenant>/<thread_id>`) one
+at least, and each decodes to one tenant (and thread, or run).
 
 Then sort keys, within each kind of partition: a namespace's partition holds item rows
 (`k#`) and extra vector rows (`v#`); `._meta` holds model pins (`model#`) and the resume
 markers of purges (`purge#`) and reindexes (`reindex#`); a thread's partition holds
 checkpoints (`c#`), channel values (`b#`) and chunks (`z#`). Distinct prefixes, each
-followed by an injective encoding, so distinct rows get distinct keys. The registry, group, thread
-registry and run index partitions each hold one kind of row.
+followed by an injective encoding, so distinct rows get distinct keys. The registry,
+group, thread registry and run index partitions each hold one kind of row.
 
 Indexes and the stream: only item rows carry `recency`, the recency index's sort key, and
 only item rows and extra vector rows carry `embedding`, the vector index's attribute, so
@@ -118,7 +118,7 @@ PIN_NORMALIZE = "normalize"
 PIN_FIELDS = "fields"
 
 # A resume marker: the last key its job finished (a purge: the registry key of the last
-# namespace it emptied; a reindex: the sort key of the last item it embedded).
+# namespace it emptied; a reindex: the sort key of the last item of its last full page).
 MARKER_AFTER = "after"
 # A purge's marker also holds its prefix (labels), the rows deleted by kind, and when it
 # was saved.
