@@ -257,7 +257,7 @@ def reindex_items(
     target: Target,
     prefix: Annotated[str, typer.Argument(help="Namespace prefix; empty: the whole store.")] = "",
     restart: Annotated[
-        bool, typer.Option(help="Start over instead of resuming from the last checkpoint.")
+        bool, typer.Option(help="Start over instead of resuming where the last run stopped.")
     ] = False,
     adopt_model: Annotated[
         bool, typer.Option(help="Move the index to --embed's model and re-embed everything.")
@@ -318,7 +318,7 @@ def reindex_items(
     if target.json:
         print_json(report)
     else:
-        resumed = " (resumed from a checkpoint)" if summary.resumed else ""
+        resumed = " (resumed where the last run stopped)" if summary.resumed else ""
         mark = "[red]✗[/]" if summary.failed else "[green]✓[/]"
         console.print(
             f"{mark} Reindexed {target.table}{resumed}: {summary.scanned} scanned, "

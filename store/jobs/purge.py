@@ -2,8 +2,8 @@
 
 What goes: the rows of every namespace at or below the prefix (items, with their recency
 index and vector index entries, and extra vector rows), the namespaces' registry rows, the
-group's row in `._groups` once the group is empty and at or below the prefix, the reindex
-checkpoints of scopes at or below the prefix or stopped inside it, and the rows of every
+group's row in `._groups` once the group is empty and at or below the prefix, the resume
+markers of reindexes of scopes at or below the prefix or stopped inside it, and the rows of every
 `RowSource` given (a checkpointer's threads, say). The model pin is the table's, not a
 tenant's: it stays.
 
@@ -11,10 +11,10 @@ It never scans: the registry names the namespaces (`Registry.rows`), each partit
 Queried for its keys, and rows go in BatchWriteItems of 25, pooled across namespaces
 (`dynamo.batch_write`: concurrent, `UnprocessedItems` retried), so the cost is O(rows).
 
-Order, which makes it resumable: partitions first (a checkpoint row in `._meta` records
-the prefix, the last namespace emptied and the counts), row sources, then a verification
-read of every partition, then the registry rows of the namespaces found empty, group rows
-and reindex checkpoints, and a last count of those. A namespace's registry row goes only
+Order, which makes it resumable: partitions first (the purge's resume marker records the
+prefix, the last namespace emptied and the counts), row sources, then a verification read
+of every partition, then the registry rows of the namespaces found empty, group rows and
+reindex resume markers, and a last count of those. A namespace's registry row goes only
 once its partition was read empty, so a rerun after a kill finds every namespace still
 holding rows, and its deletes are by key from reads of the prefix's own partitions:
 nothing outside the prefix is touched.
@@ -37,7 +37,7 @@ from typing import Any
 from langgraph.store.base import SearchOp, validate_op_namespace
 from langgraph.store.dynamodb.items import vector_rows
 from langgraph.store.dynamodb.items.registry import Registry
-from langgraph.store.dynamodb.table import clock, dynamo
+from langgraph.store.dynamodb.table import clock, dynamo, resume_markers
 from langgraph.store.dynamodb.table.keys import (
     GROUP_LABELS,
     Namespace,
@@ -47,19 +47,19 @@ from langgraph.store.dynamodb.table.keys import (
     registry_prefix,
     registry_sort_key,
 )
+from langgraph.store.dynamodb.table.resume_markers import ResumeMarker, scope_of
 from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.schema import (
     GROUPS_PK,
     ITEM_PREFIX,
-    META_PK,
+    MARKER_AFTER,
     PK,
-    PURGE_AFTER,
     PURGE_DELETED,
     PURGE_PREFIX,
     PURGE_SAVED_AT,
     PURGE_SCOPE,
-    REINDEX_CHECKPOINT,
     REINDEX_NAMESPACE,
+    REINDEX_PREFIX,
     SK,
     VECTOR_ROW_PREFIX,
 )
@@ -74,7 +74,8 @@ VECTOR_ROWS = "vector_rows"
 OTHER_ROWS = "other_rows"
 REGISTRY_ROWS = "registry_rows"
 GROUP_ROWS = "group_rows"
-REINDEX_CHECKPOINTS = "reindex_checkpoints"
+# Reindex resume markers: the kind keeps the name results and the CLI have reported.
+REINDEX_MARKERS = "reindex_checkpoints"
 
 Key = dict[str, str]
 
@@ -115,7 +116,7 @@ class PurgeResult:
 
 
 class PurgeConflictError(RuntimeError):
-    """Another purge of an overlapping prefix holds its checkpoint."""
+    """Another purge of an overlapping prefix holds its resume marker."""
 
 
 def check_scope(prefix: Iterable[str], *, all_tenants: bool) -> Namespace:
@@ -150,22 +151,22 @@ def purge(
     sources: Sequence[RowSource] = (),
     on_progress: Callable[[int], None] | None = None,
 ) -> PurgeResult:
-    """Delete everything at or below `prefix` (see the module docstring), resuming the
-    checkpoint of the same prefix if a run was interrupted, and verify. Refused
+    """Delete everything at or below `prefix` (see the module docstring), resuming where
+    a run of the same prefix stopped (its resume marker), and verify. Refused
     (`PurgeConflictError`, naming it) while another purge of an overlapping prefix holds
-    its checkpoint, unless `force`. `on_progress` gets the rows deleted so far."""
+    its resume marker, unless `force`. `on_progress` gets the rows deleted so far."""
     started = time.perf_counter()
     scope = _Scope(client, table, check_scope(prefix, all_tenants=all_tenants), sources)
-    checkpoint = _Checkpoint(client, table, scope.prefix)
-    saved = checkpoint.acquire(force=force)
+    marker = ResumeMarker.of_purge(client, table, scope.prefix)
+    saved = _acquire(marker, scope.prefix, force=force)
     deleted = Counter({kind: int(n) for kind, n in (saved or {}).get(PURGE_DELETED, {}).items()})
-    position = [str(saved.get(PURGE_AFTER, "")) if saved else ""]
+    position = [str(saved.get(MARKER_AFTER, "")) if saved else ""]
     at_start = scope.namespaces()
 
     def progress(kinds: Counter[str], after: str | None) -> None:
         deleted.update(kinds)
         position[0] = position[0] if after is None else after
-        checkpoint.save(position[0], deleted)
+        _save(marker, scope.prefix, position[0], deleted)
         if on_progress is not None:
             on_progress(deleted.total())
 
@@ -176,12 +177,12 @@ def purge(
         progress(scope.delete(source.keys(scope.prefix), source.kind), None)
     verification = scope.verify(at_start, progress)
     if verification.total:
-        checkpoint.save("", deleted)  # a rerun must read every partition again
+        _save(marker, scope.prefix, "", deleted)  # a rerun must read every partition again
         logger.warning(
             "Purge of %s left %d rows: %s", scope.prefix, verification.total, verification
         )
     else:
-        checkpoint.clear()
+        marker.clear()
     return PurgeResult(
         table=table,
         prefix=scope.prefix,
@@ -267,7 +268,7 @@ class _Scope:
     ) -> Census:
         """Read every partition under the prefix again (those of the start, and any
         registered since), delete the registry rows of the empty ones, then the group
-        rows and reindex checkpoints, and count what is left."""
+        rows and reindex resume markers, and count what is left."""
         started = time.perf_counter()
         registered = self._registered()
         namespaces = sorted(
@@ -278,7 +279,7 @@ class _Scope:
         progress(self.delete(emptied, REGISTRY_ROWS), None)
         groups = [key for key in self._group_rows() if not self.registry.rows(_namespace(key))]
         progress(self.delete(groups, GROUP_ROWS), None)
-        progress(self.delete(self._reindex_checkpoints(), REINDEX_CHECKPOINTS), None)
+        progress(self.delete(self._reindex_markers(), REINDEX_MARKERS), None)
         rows.update(self.count_metadata())
         return self.census(rows, len(namespaces), started)
 
@@ -296,12 +297,12 @@ class _Scope:
         return total, occupied
 
     def count_metadata(self) -> Counter[str]:
-        """Registry rows, group rows, reindex checkpoints (and row sources) in scope."""
+        """Registry rows, group rows, reindex resume markers (and row sources) in scope."""
         rows: Counter[str] = Counter(
             {
                 REGISTRY_ROWS: len(self.registry.rows(self.prefix)),
                 GROUP_ROWS: len(self._group_rows()),
-                REINDEX_CHECKPOINTS: len(self._reindex_checkpoints()),
+                REINDEX_MARKERS: len(self._reindex_markers()),
             }
         )
         for source in self.sources:
@@ -319,7 +320,7 @@ class _Scope:
 
     def _kinds(self) -> list[str]:
         """The kinds every census reports, found or not."""
-        fixed = [ITEMS, VECTOR_ROWS, REGISTRY_ROWS, GROUP_ROWS, REINDEX_CHECKPOINTS]
+        fixed = [ITEMS, VECTOR_ROWS, REGISTRY_ROWS, GROUP_ROWS, REINDEX_MARKERS]
         return fixed + [source.kind for source in self.sources]
 
     def _partition_keys(self, namespace: Namespace) -> Iterator[Key]:
@@ -330,20 +331,13 @@ class _Scope:
         than a group: the group holds other namespaces too)."""
         return list(self._query(GROUPS_PK, registry_prefix(self.prefix)))
 
-    def _reindex_checkpoints(self) -> list[Key]:
-        """Reindex checkpoints of a scope at or below the prefix, or stopped inside it."""
+    def _reindex_markers(self) -> list[Key]:
+        """Reindex resume markers of a scope at or below the prefix, or stopped inside it."""
         inside = registry_prefix(self.prefix)
-        rows = dynamo.query(
-            self.client,
-            TableName=self.table,
-            KeyConditionExpression=f"{PK} = :pk AND begins_with({SK}, :start)",
-            ExpressionAttributeValues={":pk": {"S": META_PK}, ":start": {"S": REINDEX_CHECKPOINT}},
-            ConsistentRead=True,
-        )
         return [
             {PK: row[PK], SK: row[SK]}
-            for row in rows
-            if str(row[SK]).split("#", 2)[2].startswith(inside)
+            for row in resume_markers.saved(self.client, self.table, REINDEX_PREFIX)
+            if scope_of(str(row[SK])).startswith(inside)
             or str(row.get(REINDEX_NAMESPACE, "")).startswith(inside)
         ]
 
@@ -377,55 +371,36 @@ def _namespace(registry_row: Mapping[str, str]) -> Namespace:
     return namespace_of_registry_key(registry_row[SK])
 
 
-class _Checkpoint:
-    """A purge's row in `._meta`: its prefix, the last namespace it emptied and its counts.
-    It also keeps purges of overlapping prefixes apart."""
+def _acquire(marker: ResumeMarker, prefix: Namespace, *, force: bool) -> dict[str, Any] | None:
+    """The saved marker of this purge (a resumed run) or None, after refusing when a purge
+    of an overlapping prefix holds its own (unless `force`)."""
+    rows = resume_markers.saved(marker.client, marker.table, PURGE_PREFIX)
+    mine = next((row for row in rows if row[SK] == marker.sort_key), None)
+    scope = scope_of(marker.sort_key)
+    others = [row for row in rows if row is not mine and _overlaps(scope_of(row[SK]), scope)]
+    if others and not force:
+        raise PurgeConflictError(_conflict(prefix, others[0]))
+    if mine is None:
+        _save(marker, prefix, "", Counter())
+    else:
+        logger.info("Purge of %s resumes after %r", prefix, mine.get(MARKER_AFTER))
+    return mine
 
-    def __init__(self, client: Any, table: str, prefix: Namespace) -> None:
-        self._client = client
-        self._table = table
-        self._prefix = prefix
-        self._scope = registry_prefix(prefix)
-        self._key = {PK: META_PK, SK: PURGE_PREFIX + self._scope}
 
-    def acquire(self, *, force: bool) -> dict[str, Any] | None:
-        """The saved checkpoint of this prefix (a resumed purge) or None, after refusing
-        when a purge of an overlapping prefix holds its own (unless `force`)."""
-        rows = list(
-            dynamo.query(
-                self._client,
-                TableName=self._table,
-                KeyConditionExpression=f"{PK} = :pk AND begins_with({SK}, :start)",
-                ExpressionAttributeValues={":pk": {"S": META_PK}, ":start": {"S": PURGE_PREFIX}},
-                ConsistentRead=True,
-            )
-        )
-        mine = next((row for row in rows if row[SK] == self._key[SK]), None)
-        others = [row for row in rows if row is not mine and _overlaps(row, self._scope)]
-        if others and not force:
-            raise PurgeConflictError(_conflict(self._prefix, others[0]))
-        if mine is None:
-            self.save("", Counter())
-        else:
-            logger.info("Purge of %s resumes after %r", self._prefix, mine.get(PURGE_AFTER))
-        return mine
-
-    def save(self, after: str, deleted: Counter[str]) -> None:
-        item = {
-            **self._key,
-            PURGE_SCOPE: list(self._prefix),
-            PURGE_AFTER: after,
+def _save(marker: ResumeMarker, prefix: Namespace, after: str, deleted: Counter[str]) -> None:
+    """Save a purge's progress: its prefix, the registry key of the last namespace it
+    emptied, and its counts."""
+    marker.save(
+        {
+            PURGE_SCOPE: list(prefix),
+            MARKER_AFTER: after,
             PURGE_DELETED: dict(deleted),
             PURGE_SAVED_AT: int(clock.now()),
         }
-        self._client.put_item(TableName=self._table, Item=dynamo.serialize(item))
-
-    def clear(self) -> None:
-        self._client.delete_item(TableName=self._table, Key=dynamo.serialize(self._key))
+    )
 
 
-def _overlaps(row: Mapping[str, Any], scope: str) -> bool:
-    other = str(row[SK])[len(PURGE_PREFIX) :]
+def _overlaps(other: str, scope: str) -> bool:
     return other.startswith(scope) or scope.startswith(other)
 
 
@@ -434,8 +409,8 @@ def _conflict(prefix: Namespace, row: Mapping[str, Any]) -> str:
     mine = ".".join(prefix) or "every tenant"
     done = sum(int(count) for count in row.get(PURGE_DELETED, {}).values())
     return (
-        f"A purge of {other} holds its checkpoint (last saved at epoch {row.get(PURGE_SAVED_AT)}, "
-        f"{done} rows deleted so far), and it overlaps the purge of {mine}. Let it finish "
-        f"(if it was stopped, run the purge of {other} again to resume it), or force this "
-        "one (force=True, dynamodb-memory purge --force)."
+        f"A purge of {other} holds its resume marker (last saved at epoch "
+        f"{row.get(PURGE_SAVED_AT)}, {done} rows deleted so far), and it overlaps the purge "
+        f"of {mine}. Let it finish (if it was stopped, run the purge of {other} again to "
+        "resume it), or force this one (force=True, dynamodb-memory purge --force)."
     )

@@ -4,7 +4,7 @@ An item needs embedding when its value has text at its paths and its stored cont
 hash is not the one the store's model gives that text: written before the index existed,
 still pending for the stream consumer, or embedded by another model. Items are visited
 namespace by namespace (from the registry) in key order, a page at a time; after each
-page a checkpoint row in the table records how far it got, so an interrupted run resumes
+page a resume marker in the table records how far it got, so an interrupted run resumes
 there. Embedding is batched with bounded concurrency and an optional rate limit, and
 each write is conditional on the value being unchanged since it was read: an agent's
 concurrent put always wins. Works the same for `embed_on="write"` and `"stream"`.
@@ -36,18 +36,16 @@ from langgraph.store.dynamodb.table.keys import (
     decode_namespace,
     encode_namespace,
     namespace_of_registry_key,
-    registry_prefix,
 )
+from langgraph.store.dynamodb.table.resume_markers import ResumeMarker
 from langgraph.store.dynamodb.table.schema import (
     CONTENT_HASH,
     EXPIRES_AT,
     INDEX_PATHS,
     ITEM_PREFIX,
-    META_PK,
+    MARKER_AFTER,
     PENDING,
     PK,
-    REINDEX_AFTER,
-    REINDEX_CHECKPOINT,
     REINDEX_MODEL,
     REINDEX_NAMESPACE,
     SK,
@@ -119,10 +117,11 @@ def reindex(
     restart: bool = False,
 ) -> ReindexSummary:
     """Embed every item under `prefix` (the whole store by default) whose vector is
-    missing or stale, resuming from the last checkpoint of the same scope unless
-    `restart`. `adopt_model=True` moves the index to the store's model (re-pinning it);
-    otherwise a store whose model differs from the pinned one is refused. An exception
-    from `on_progress` stops the run after the checkpoint is saved (resume later)."""
+    missing or stale, resuming where a run of the same scope and model stopped (its resume
+    marker) unless `restart`. `adopt_model=True` moves the index to the store's model
+    (re-pinning it); otherwise a store whose model differs from the pinned one is refused.
+    An exception from `on_progress` stops the run after its progress is saved (resume
+    later)."""
     settings = store.index_settings
     if settings is None:
         raise ValueError("reindex needs a store configured with an index (index={...}).")
@@ -131,8 +130,8 @@ def reindex(
         repin(client, table, settings.index_name, settings.model, settings.fields)
     else:
         ensure_pin(client, table, settings.index_name, settings.model, settings.fields)
-    checkpoint = _Checkpoint(client, table, settings, prefix)
-    start = None if restart else checkpoint.load()
+    marker = ResumeMarker.of_reindex(client, table, settings.index_name, prefix)
+    start = None if restart else _resume_point(marker, settings.model.key)
     run = _Run(store, settings, concurrency, max_items_per_second)
     started = time.perf_counter()
     registry = Registry(client, table, consistent=True)
@@ -144,10 +143,16 @@ def reindex(
         for page in _pages(client, table, row, after, page_size, settings):
             run.page(page)
             if not run.progress.failed:  # a resume must retry what failed: stay before it
-                checkpoint.save(namespace_key, page[-1][SK])
+                marker.save(
+                    {
+                        REINDEX_NAMESPACE: namespace_key,
+                        MARKER_AFTER: page[-1][SK],
+                        REINDEX_MODEL: settings.model.key,
+                    }
+                )
             if on_progress is not None:
                 on_progress(run.progress)
-    checkpoint.clear()
+    marker.clear()
     progress = run.progress
     summary = ReindexSummary(
         scanned=progress.scanned,
@@ -284,35 +289,12 @@ def _pages(
         kwargs["ExclusiveStartKey"] = last
 
 
-class _Checkpoint:
-    """How far a reindex of one scope got, kept in the table's metadata partition."""
-
-    def __init__(self, client: Any, table: str, settings: IndexSettings, prefix: Namespace):
-        self._client = client
-        self._table = table
-        self._key = dynamo.serialize(
-            {
-                PK: META_PK,
-                SK: f"{REINDEX_CHECKPOINT}{settings.index_name}#{registry_prefix(prefix)}",
-            }
-        )
-        self._model = settings.model.key
-
-    def load(self) -> tuple[str, str] | None:
-        """(registry key of the namespace, last item sort key done), if a run of the same
-        scope and model was interrupted."""
-        item = self._client.get_item(TableName=self._table, Key=self._key, ConsistentRead=True)
-        row = dynamo.deserialize(item.get("Item", {}))
-        if not row or row.get(REINDEX_MODEL) != self._model:
-            return None
-        namespace, after = str(row[REINDEX_NAMESPACE]), str(row[REINDEX_AFTER])
-        logger.info("Reindex resumes after %s in %s", after, namespace)
-        return namespace, after
-
-    def save(self, namespace_key: str, after: str) -> None:
-        item = {**dynamo.deserialize(self._key), REINDEX_NAMESPACE: namespace_key}
-        item.update({REINDEX_AFTER: after, REINDEX_MODEL: self._model})
-        self._client.put_item(TableName=self._table, Item=dynamo.serialize(item))
-
-    def clear(self) -> None:
-        self._client.delete_item(TableName=self._table, Key=self._key)
+def _resume_point(marker: ResumeMarker, model: str) -> tuple[str, str] | None:
+    """(registry key of the namespace, last item sort key done) where a run of the same
+    scope and model stopped, if one did."""
+    row = marker.load()
+    if row is None or row.get(REINDEX_MODEL) != model:
+        return None
+    namespace, after = str(row[REINDEX_NAMESPACE]), str(row[MARKER_AFTER])
+    logger.info("Reindex resumes after %s in %s", after, namespace)
+    return namespace, after

@@ -203,7 +203,7 @@ class DynamoDBStore(Owner, BaseStore):
     ) -> PurgeResult:
         """Erase everything at or below `prefix` (a tenant: at least two labels; the whole
         table only with `all_tenants=True` and no prefix) and verify it: items, vectors,
-        registry rows, the tenant's reindex checkpoints and the rows of `sources`. Never
+        registry rows, the tenant's reindex resume markers and the rows of `sources`. Never
         scans; resumable; refused while a purge of an overlapping prefix is unfinished
         unless `force`. The result's `rows_left` is 0 unless writers added rows meanwhile
         (`store.purge`, docs/architecture.md)."""

@@ -129,7 +129,7 @@ NEEDS: dict[Component, frozenset[Permission]] = {
         "dynamodb:BatchWriteItem",
     ),
     # Query: the registry, each partition, `._meta`; BatchWriteItem: the deletes; PutItem
-    # and DeleteItem: its checkpoint row. Never Scan.
+    # and DeleteItem: its resume marker. Never Scan.
     Component.PURGE: _on(
         On.TABLE,
         "dynamodb:Query",

@@ -8,8 +8,8 @@ Row kinds (`PK` / `SK`):
 - namespace registry row: `._ns.<group>` / `<namespace>.`;
 - registry group row: `._groups` / `<group>.`;
 - model pin: `._meta` / `model#<index name>`;
-- purge progress: `._meta` / `purge#<scope>`;
-- reindex progress: `._meta` / `reindex#<index name>#<scope>`;
+- a purge's resume marker: `._meta` / `purge#<scope>`;
+- a reindex's resume marker: `._meta` / `reindex#<index name>#<scope>`;
 - thread rows: `.t/<tenant>/<thread_id>` / `c#<ns>#<checkpoint_id>` (a checkpoint),
   `b#<ns>#<channel>#<version>` (a channel value), `z#<owner>#<field>#<i>` (a chunk);
 - thread registry row: `.t/<tenant>` / `<thread_id>`;
@@ -24,17 +24,17 @@ Why no two row kinds ever share a key. Partitions first: LangGraph forbids empty
 does. After the `.`, the store's own partitions continue with `_` (`._ns.<group>`,
 `._groups`, `._meta`, and `._namespaces`, the registry of earlier versions, which only
 `migration` reads), the checkpointer's with a letter (`.t/`, `.r/`); `._ns.` is a prefix of
-none of the other three, so no registry partition is one of them. A thread registry
-partition (`.t/<tenant>`) holds no `/` after its kind, a thread's partition
-(`.t/<tenant>/<thread_id>`) at least one; the escaped tenant holds none, so one tenant's
-partitions are never a prefix of another's.
+none of the other three, so no registry partition is one of them. The escaped tenant
+holds no `/`, so the first `/` after `.t/` or `.r/` ends it: a thread registry partition
+(`.t/<tenant>`) holds no `/` after its kind, a thread's (`.t/<tenant>/<thread_id>`) one
+at least, and each decodes to one tenant (and thread, or run).
 
 Then sort keys, within each kind of partition: a namespace's partition holds item rows
-(`k#`) and extra vector rows (`v#`); `._meta` holds model pins (`model#`), purge progress
-(`purge#`) and reindex progress (`reindex#`); a thread's partition holds checkpoints
-(`c#`), channel values (`b#`) and chunks (`z#`). Distinct prefixes, each followed by an
-injective encoding, so distinct rows get distinct keys. The registry, group, thread
-registry and run index partitions each hold one kind of row.
+(`k#`) and extra vector rows (`v#`); `._meta` holds model pins (`model#`) and the resume
+markers of purges (`purge#`) and reindexes (`reindex#`); a thread's partition holds
+checkpoints (`c#`), channel values (`b#`) and chunks (`z#`). Distinct prefixes, each
+followed by an injective encoding, so distinct rows get distinct keys. The registry,
+group, thread registry and run index partitions each hold one kind of row.
 
 Indexes and the stream: only item rows carry `recency`, the recency index's sort key, and
 only item rows and extra vector rows carry `embedding`, the vector index's attribute, so
@@ -61,11 +61,12 @@ REGISTRY_PREFIX = "._ns."
 GROUPS_PK = "._groups"
 LEGACY_REGISTRY_PK = "._namespaces"
 
-# The table's metadata partition and its sort-key prefixes.
+# The table's metadata partition and its sort-key prefixes: model pins, and the resume
+# markers of purges and reindexes (`resume_markers`).
 META_PK = "._meta"
 PIN_PREFIX = "model#"
 PURGE_PREFIX = "purge#"
-REINDEX_CHECKPOINT = "reindex#"
+REINDEX_PREFIX = "reindex#"
 
 # The checkpointer: partition kinds, then sort-key prefixes in a thread's partition.
 THREAD_KIND = ".t/"
@@ -116,17 +117,17 @@ PIN_DIMS = "dims"
 PIN_NORMALIZE = "normalize"
 PIN_FIELDS = "fields"
 
-# Purge progress: its prefix (labels), the registry key of the last namespace it emptied,
-# rows deleted by kind, and when it was saved.
+# A resume marker: the last key its job finished (a purge: the registry key of the last
+# namespace it emptied; a reindex: the sort key of the last item of its last full page).
+MARKER_AFTER = "after"
+# A purge's marker also holds its prefix (labels), the rows deleted by kind, and when it
+# was saved.
 PURGE_SCOPE = "prefix"
-PURGE_AFTER = "after"
 PURGE_DELETED = "deleted"
 PURGE_SAVED_AT = "saved_at"
-
-# Reindex progress: the registry key of the namespace, the last item sort key done, and
-# the key of the model embedding (`ModelIdentity.key`).
+# A reindex's marker also holds the registry key of the namespace holding that item, and
+# the model it embeds with (`ModelIdentity.key`).
 REINDEX_NAMESPACE = "namespace"
-REINDEX_AFTER = "after"
 REINDEX_MODEL = "model"
 
 # A checkpoint row: the checkpoint, its metadata, its parent's id, its run's id, and one

@@ -7,7 +7,7 @@ touched: a namespace's first two labels (`keys.group_of`), the unit the registry
 use. A checkpointer's rows (`DynamoDBSaver`: threads, their registry and run index) count
 for `(THREADS, tenant)`, tenant `.threads.<tenant>`. Registry rows count for the group they
 describe; the rows every tenant shares (the
-model pin, reindex checkpoints, the list of groups read by a short prefix) count for the
+model pin, resume markers, the list of groups read by a short prefix) count for the
 empty group `()`, tenant `""`.
 
 DynamoDB reports capacity per table, not per item, so a batch over several groups is

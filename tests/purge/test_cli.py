@@ -108,5 +108,5 @@ def test_an_overlapping_purge_is_named(store: DynamoDBStore) -> None:
         store.purge((*TENANT, "user-0"), on_progress=stop)
     result = purge("memories.acme", "--yes")
     assert result.exit_code == 3
-    assert "A purge of memories.acme.user-0 holds its checkpoint" in result.output
+    assert "A purge of memories.acme.user-0 holds its resume marker" in result.output
     assert purge("memories.acme", "--yes", "--force").exit_code == 0
