@@ -8,7 +8,7 @@ Each item's vector write is conditional: on the content hash that was embedded (
 consumer) or on the value being unchanged since it was read (reindex). A newer put
 always wins, a deleted item is never resurrected, and the same write clears the pending
 marker. Extra vector rows (items with several texts) follow the store's rule
-(`store.writes`): keyed by the write that made them, written before the item points at
+(`memory.writes`): keyed by the write that made them, written before the item points at
 them, and the rows the item pointed at before deleted by the writer that replaced them.
 """
 

@@ -1,6 +1,6 @@
 """Search without a query: items under a namespace prefix, filtered, newest first.
 
-Each namespace is read newest first from the recency index (`store.recency`), starting
+Each namespace is read newest first from the recency index (`items.recency`), starting
 with a page of `offset + limit` entries; a prefix merges the namespaces below it (a lazy
 k-way merge, bounded by `max_fanout`), so an unfiltered page reads each namespace once and
 a filtered search still fills `limit` from the newest matches. The registry lookup runs

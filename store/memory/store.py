@@ -206,7 +206,7 @@ class DynamoDBStore(Owner, BaseStore):
         registry rows, the tenant's reindex resume markers and the rows of `sources`. Never
         scans; resumable; refused while a purge of an overlapping prefix is unfinished
         unless `force`. The result's `rows_left` is 0 unless writers added rows meanwhile
-        (`store.purge`, docs/architecture.md)."""
+        (`jobs.purge`, docs/architecture.md)."""
         self._check_open()
         with (
             table_must_exist(self._client, self.table_name),

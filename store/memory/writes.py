@@ -169,7 +169,7 @@ class Writer:
 
     def refresh(self, rows: list[dict[str, Any]], at: float) -> None:
         """Slide the expiry of read rows (and their extra vector rows) by their own TTL, per
-        the rule in `store.ttl`. Best effort: a failure is logged and never fails the read."""
+        the rule in `table.ttl`. Best effort: a failure is logged and never fails the read."""
         due = {(r[PK], r[SK]): r for r in rows if needs_refresh(r, at)}
         dynamo.parallel_map(lambda row: self._refresh_one(row, at), list(due.values()))
 

@@ -2,7 +2,7 @@
 
 `tenant_policy(table_arn, ("memories", "acme"))` returns a policy document that lets a
 principal read and write items only in the partitions of namespaces at or below that
-prefix, encoded exactly as the store encodes them (`store.keys`). `*`, `?` and `$` in
+prefix, encoded exactly as the store encodes them (`table.keys`). `*`, `?` and `$` in
 labels are written as IAM's `${*}`, `${?}` and `${$}`, so a label can never widen the
 pattern; `.` (the separator) cannot occur in a label, so `<prefix>.*` matches whole labels
 only: `("acme",)` never matches `("acmex",)`.

@@ -6,7 +6,7 @@ the capacity DynamoDB would (`_capacity`). Three patches apply to every table, t
 DynamoDB does: each request is atomic and isolated (one lock around moto's DynamoDB and
 Streams request handling: moto's UpdateItem inserts a keys-only row before applying the
 update), a rejected UpdateItem leaves the item as it was, and the item size limit is
-DynamoDB's 409,600 bytes counted with DynamoDB's rules (`store.values`). Others change only
+DynamoDB's 409,600 bytes counted with DynamoDB's rules (`table.values`). Others change only
 how much work moto does, never its answers: a Query reads only its partition
 (`_partition_query`), and Scans, copies and projections skip moto's per-item overheads
 (`_read_speed`). With IAM enforced, DynamoDB, Streams and Bedrock requests are authorized
