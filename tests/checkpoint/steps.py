@@ -23,10 +23,12 @@ def step(
     changed: dict[str, Any],
     metadata: dict[str, Any] | None = None,
     parent: CheckpointTuple | None = None,
+    **fields: Any,
 ) -> RunnableConfig:
     """Put a checkpoint after `after` (its `checkpoint_id`, if any, is the parent) whose
-    values are `parent`'s with `changed` applied, each changed channel at a new version."""
-    checkpoint = empty_checkpoint()
+    values are `parent`'s with `changed` applied, each changed channel at a new version;
+    `fields` replace the checkpoint's own (`versions_seen`, ...)."""
+    checkpoint: Any = {**empty_checkpoint(), **fields}
     values = dict(parent.checkpoint["channel_values"]) if parent else {}
     versions = dict(parent.checkpoint["channel_versions"]) if parent else {}
     new = {name: saver.get_next_version(versions.get(name), None) for name in changed}
