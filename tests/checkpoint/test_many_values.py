@@ -186,6 +186,12 @@ LONG_CASES = {
     "value row": (config("t"), {"c" * 1_020: 1}, {}),
     # b##<channel>#1 is 1,020 bytes, its chunks' keys 1,030
     "value chunk": (config("t"), {"c" * 1_015: b"\x00" * 400_000}, {}),
+    # the thread registry row's sort key is the thread id
+    "registry row": (config("t" * 1_100), {"a": 1}, {}),
+    # the run index partition is .r/<tenant>/<run id>
+    "run index partition": (config("t"), {"a": 1}, {"run_id": "r" * 2_100}),
+    # the run index sort key is <thread id>#<ns>#<checkpoint id>
+    "run index row": (config("t" * 1_000), {"a": 1}, {"run_id": "run-1"}),
 }
 
 
