@@ -162,6 +162,10 @@ class Pair:
             reads.append(("get_tuple", config(thread, ns), {}))
             reads.append(("list", config(thread, ns), {}))
             reads.append(("list", config(thread, ns), {"filter": {"step": 1}}))
+            for source in ("loop", "input"):  # every key must match
+                reads.append(
+                    ("list", config(thread, ns), {"filter": {"step": 1, "source": source}})
+                )
             reads.append(("list", config(thread, ns), {"limit": 1}))
         for call, cfg, kwargs in reads:
             ours = getattr(self.ours, call)(cfg, **kwargs)
@@ -196,11 +200,11 @@ def plain(found: CheckpointTuple | None) -> Any:
 
 REPLAY = [
     Put("", None, (("a", 1),)),
-    Writes(0, "task-1", (("a", 1), ("b", 2))),
-    Writes(0, "task-1", (("a", 5), ("b", 6), (ERROR, "boom"))),
-    Writes(0, "task-1", ((ERROR, "again"), (INTERRUPT, "stop"))),
-    Writes(0, "task-1", ((INTERRUPT, "stop 2"), (RESUME, "go"), (SCHEDULED, 1))),
-    Writes(0, "task-2", ((RESUME, "go"), ("a", 7))),
+    Writes(0, "task-1", (("a", 1), ("b", 2)), "~p"),
+    Writes(0, "task-1", (("a", 5), ("b", 6), (ERROR, "boom")), "~p"),
+    Writes(0, "task-1", ((ERROR, "again"), (INTERRUPT, "stop")), "~p"),
+    Writes(0, "task-1", ((INTERRUPT, "stop 2"), (RESUME, "go"), (SCHEDULED, 1)), "~p"),
+    Writes(0, "task-2", ((RESUME, "go"), ("a", 7))),  # path "" sorts before "~p"
     Writes(0, "task-2", ((RESUME, "go 2"), ("a", 8))),
 ]
 CHUNKED = [

@@ -174,6 +174,22 @@ def test_prune_keeps_every_chunk_the_latest_state_needs(saver: DynamoDBSaver) ->
     assert left == ["b#"] * 2 + ["c#"] + ["z#"] * 6
 
 
+def test_chunked_metadata_reads_back_and_filters(saver: DynamoDBSaver) -> None:
+    note = "m" * 150_000  # past the 100 KB a checkpoint row keeps inline: chunk rows
+    made, after = [], config("md")
+    for i, source in enumerate(["input", "loop", "loop", "update"]):
+        parent = saver.get_tuple(after) if made else None
+        after = step(saver, after, {"a": i}, {"source": source, "step": i, "note": note}, parent)
+        made.append(after["configurable"]["checkpoint_id"])
+    found = saver.get_tuple(config("md"))
+    assert found is not None and found.metadata == {"source": "update", "step": 3, "note": note}
+    loops = list(saver.list(config("md"), filter={"source": "loop"}))
+    assert ids(loops) == [made[2], made[1]]
+    assert [t.metadata["step"] for t in loops] == [2, 1]
+    assert ids(saver.list(config("md"), filter={"source": "loop", "step": 1})) == [made[1]]
+    assert ids(saver.list(config("md"), filter={"note": "other"})) == []
+
+
 def _checkpoint(values: dict[str, Any], version: str = "1") -> tuple[Any, dict[str, str]]:
     checkpoint = empty_checkpoint()
     checkpoint["channel_values"] = values

@@ -1,7 +1,8 @@
 """Tenants on one saver (`tenant_key`): a bound saver (`for_tenant`) serves its tenant's
 configs and refuses any other before a request; two tenants' bound savers are separate
 copies, each acting on its own threads; `delete_for_runs` finds a run's checkpoints in
-the tenant, never another tenant's of the same run id."""
+the tenant, never another tenant's of the same run id, and leaves none of their rows; an
+empty tenant is refused (its partitions are those of savers without `tenant_key`)."""
 
 from __future__ import annotations
 
@@ -107,9 +108,13 @@ def test_delete_for_runs_deletes_the_tenants_checkpoints_of_those_runs_only(
 ) -> None:
     acme, globex = shared.for_tenant("acme"), shared.for_tenant("globex")
     globex_ids = ids(globex.list(config("t")))
-    second = ids(acme.list(config("t")))[0]
+    second, first = list(acme.list(config("t")))
+    acme.put_writes(first.config, [("n", "x" * 40_000)], "task")  # a chunk row
     acme.delete_for_runs(["run-1"])
-    assert ids(acme.list(config("t"))) == [second]
+    assert ids(acme.list(config("t"))) == [second.config["configurable"]["checkpoint_id"]]
+    chunks = [sk for pk, sk in all_rows(shared.client, TABLE) if sk.startswith("z#")]
+    assert chunks == []  # the deleted checkpoint's write went with it
+    second = second.config["configurable"]["checkpoint_id"]
     assert acme.get_tuple(config("only-acme")) is None
     assert ids(globex.list(config("t"))) == globex_ids
     runs = {pk for pk, _ in all_rows(shared.client, TABLE) if pk.startswith(".r/")}
@@ -117,3 +122,20 @@ def test_delete_for_runs_deletes_the_tenants_checkpoints_of_those_runs_only(
     globex.delete_for_runs(["run-1", "run-2"])
     assert globex.get_tuple(config("t")) is None
     assert ids(acme.list(config("t"))) == [second]
+
+
+def test_an_empty_or_missing_tenant_is_refused_before_any_request(shared: DynamoDBSaver) -> None:
+    # Tenant "" keys the partitions of savers without tenant_key: serving it would hand
+    # their threads to whoever sends an empty tenant.
+    before = all_rows(shared.client, TABLE)
+    counter = RequestCounter(shared.client)
+    for bad in ("", None, 7):
+        with pytest.raises(ValueError, match="tenant"):
+            shared.for_tenant(bad)  # type: ignore[arg-type]
+        cfg = config("t", tenant=bad) if bad is not None else config("t")
+        with pytest.raises(ValueError, match="tenant"):
+            shared.get_tuple(cfg)
+        with pytest.raises(ValueError, match="tenant"):
+            step(shared, cfg, {"n": 1})
+    assert counter.total == 0
+    assert all_rows(shared.client, TABLE) == before
