@@ -106,7 +106,6 @@ def test_delete_for_runs_then_delete_thread_take_what_they_name_and_nothing_else
     assert texts(graph, beta) == ["hello", "echo hello"]
 
 
-@pytest.mark.xfail(strict=True, reason="defect: reads slide a checkpoint but not its run index row")
 def test_delete_for_runs_finds_the_checkpoints_reads_kept_alive(
     expiring: DynamoDBSaver, clock: FakeClock
 ) -> None:
