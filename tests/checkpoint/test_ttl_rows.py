@@ -262,3 +262,28 @@ def test_a_thread_lives_through_chat_reads_copies_and_restores_then_leaves_no_ro
     clock.advance(TTL + 1)
     assert expire_ttl_items(TABLE, now=clock.now()) > 0
     assert full_rows(expiring.client, TABLE) == []
+
+
+def test_a_slide_racing_delete_thread_revives_no_row(
+    expiring: DynamoDBSaver, clock: FakeClock
+) -> None:
+    graph = notes_graph(expiring)
+    t = config("t")
+    turn(graph, t, "hello", "run-1", notes=BIG_NOTES)
+    clock.advance(TENTH)  # the next read slides
+    with DynamoDBSaver(TABLE, region_name="us-east-1") as other:
+        deleted: list[str] = []
+
+        def delete_first(**_: Any) -> None:
+            # Another process deletes the thread between this read and its slide.
+            if not deleted:
+                deleted.append("t")
+                other.delete_thread("t")
+
+        expiring.client.meta.events.register(
+            "before-call.dynamodb.TransactWriteItems", delete_first
+        )
+        found = expiring.get_tuple(t)  # what it read before the delete
+        assert deleted and found is not None and found.checkpoint["channel_values"]["notes"]
+    assert full_rows(expiring.client, TABLE) == []
+    assert expiring.threads() == [] and expiring.get_tuple(t) is None
