@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from langgraph.checkpoint.dynamodb import DynamoDBSaver
+from langgraph.checkpoint.base import empty_checkpoint
+from langgraph.checkpoint.dynamodb import CheckpointTTL, DynamoDBSaver
 from langgraph.store.dynamodb.table.schema import (
     BLOB,
     CHECKPOINT,
@@ -240,6 +241,8 @@ def test_a_thread_lives_through_chat_reads_copies_and_restores_then_leaves_no_ro
     clock.advance(200)
     expiring.copy_thread("t", "copy")
     expiring.write_thread_rows("restored-later", expiring.thread_rows("t"))
+    # What had expired in the source (turn 0's checkpoints, not swept yet) stays dead.
+    assert ids(expiring, "copy") == ids(expiring, "restored-later") == ids(expiring, "t")
     for _ in range(2):
         clock.advance(120)
         assert graph.get_state(t).values["turns"] == 15
@@ -262,6 +265,10 @@ def test_a_thread_lives_through_chat_reads_copies_and_restores_then_leaves_no_ro
     clock.advance(TTL + 1)
     assert expire_ttl_items(TABLE, now=clock.now()) > 0
     assert full_rows(expiring.client, TABLE) == []
+
+
+def ids(saver: DynamoDBSaver, thread: str) -> list[str]:
+    return [c.config["configurable"]["checkpoint_id"] for c in saver.list(config(thread))]
 
 
 def test_a_slide_racing_delete_thread_revives_no_row(
@@ -287,3 +294,54 @@ def test_a_slide_racing_delete_thread_revives_no_row(
         assert deleted and found is not None and found.checkpoint["channel_values"]["notes"]
     assert full_rows(expiring.client, TABLE) == []
     assert expiring.threads() == [] and expiring.get_tuple(t) is None
+
+
+@pytest.mark.parametrize("refresh", [None, True, False])
+def test_reads_slide_the_ttl_unless_refresh_on_read_is_off(
+    emulation: None, clock: FakeClock, refresh: bool | None
+) -> None:
+    ttl: CheckpointTTL = {"default_ttl": float(TTL_MINUTES_SET)}
+    if refresh is not None:
+        ttl["refresh_on_read"] = refresh
+    with DynamoDBSaver.from_table(TABLE, region_name="us-east-1", setup=True, ttl=ttl) as saver:
+        t = config("t")
+        turn(notes_graph(saver), t, "hello", "run-1")
+        for _ in range(3):  # 12 minutes of reads, past the 10-minute TTL
+            clock.advance(240)
+            saver.get_tuple(t)
+        alive = saver.get_tuple(t) is not None
+        assert alive is (refresh is not False), f"refresh_on_read={refresh}: alive={alive}"
+
+
+def test_a_checkpoint_needing_more_rows_than_a_transaction_lives_while_read(
+    expiring: DynamoDBSaver, clock: FakeClock
+) -> None:
+    channels = {f"channel-{n:03d}": n for n in range(100)}  # with the checkpoint: 2 slides
+    checkpoint = empty_checkpoint()
+    checkpoint["channel_values"] = channels
+    checkpoint["channel_versions"] = {c: expiring.get_next_version(None, None) for c in channels}
+    stored = expiring.put(
+        config("t"), checkpoint, {"source": "loop", "step": 1}, checkpoint["channel_versions"]
+    )
+    for seconds in (TTL // 2, TTL // 2 + TENTH):  # a read, then one past the first TTL
+        clock.advance(seconds)
+        expire_ttl_items(TABLE, now=clock.now())
+        found = expiring.get_tuple(stored)
+        assert found is not None and found.checkpoint["channel_values"] == channels
+    assert expiring.threads() == ["t"]
+
+
+def test_a_restore_of_lasting_and_expiring_rows_stays_listed(
+    expiring: DynamoDBSaver, clock: FakeClock
+) -> None:
+    # A thread begun before its saver had a TTL, continued after: restored by a saver
+    # without one, it is listed as long as its rows last (for ever).
+    with DynamoDBSaver(TABLE, region_name="us-east-1") as plain:
+        turn(notes_graph(plain), config("t"), "before the TTL", "run-1")
+        turn(notes_graph(expiring), config("t"), "after", "run-2")
+        assert plain.write_thread_rows("restored", plain.thread_rows("t")) > 0
+        clock.advance(TTL + 1)
+        expire_ttl_items(TABLE, now=clock.now())
+        assert plain.threads() == ["restored", "t"]
+        restored = texts(notes_graph(plain), config("restored"))
+        assert restored[:2] == ["before the TTL", "echo before the TTL"]
