@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb.table.schema import CHECKPOINT, CHUNK, PK, RUN, RUN_KIND, SK
-from langgraph.store.dynamodb.table.thread_keys import Thread, parse_run_sk, registry_pk, run_pk
+from langgraph.store.dynamodb.table.thread_keys import (
+    Thread,
+    checkpoint_sk,
+    parse_run_sk,
+    registry_pk,
+    run_pk,
+)
 from langgraph.store.dynamodb.testing import expire_ttl_items
 
 from tests.checkpoint.conftest import TABLE
@@ -143,3 +149,26 @@ def test_a_checkpoint_whose_run_index_row_is_gone_still_lives_while_read(
     expire_ttl_items(TABLE, now=clock.now())
     assert graph.get_state(t1).values["notes"] == BIG_NOTES
     assert not [key for key in table(expiring) if key[0].startswith(RUN_KIND)]
+
+
+def test_prune_takes_the_run_index_rows_of_the_checkpoints_it_deletes(
+    tenants: DynamoDBSaver,
+) -> None:
+    # A run index row left behind points nowhere, and a tenant's purge (which finds run
+    # index rows through the checkpoints) would never erase it.
+    graph = notes_graph(tenants)
+    t1, t2 = config("t1", "acme"), config("t2", "acme")
+    turn(graph, t1, "hello", "run-1", notes=BIG_NOTES)
+    turn(graph, t1, "again", "run-2")
+    turn(graph, t2, "hi", "run-2")
+    tenants.for_tenant("acme").prune(["t1"])
+    left = table(tenants)
+    checkpoints = {key for key in left if key[1].startswith(CHECKPOINT)}
+    pointed = {
+        (Thread("acme", thread_id).pk, checkpoint_sk(ns, checkpoint_id))
+        for pk, sk in left
+        if pk.startswith(RUN_KIND)
+        for thread_id, ns, checkpoint_id in [parse_run_sk(sk)]
+    }
+    assert pointed == checkpoints and len(checkpoints) == 1 + 3  # t1's latest, t2's
+    assert texts(graph, t1) == ["hello", "echo hello", "again", "echo again"]
