@@ -44,7 +44,7 @@ def stream_arns() -> Iterator[dict[str, str]]:
         yield found
 
 
-def principal(*statements: tuple[list[str], list[str]]) -> boto3.Session:
+def principal(*statements: tuple[list[str], list[str]], name: str = "app") -> boto3.Session:
     """A role allowed `(actions, resources)` pairs, as an assumed-role session."""
     iam = boto3.client("iam")
     trust = {
@@ -57,7 +57,7 @@ def principal(*statements: tuple[list[str], list[str]]) -> boto3.Session:
             }
         ],
     }
-    role = iam.create_role(RoleName="app", AssumeRolePolicyDocument=json.dumps(trust))["Role"]
+    role = iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(trust))["Role"]
     policy = {
         "Version": "2012-10-17",
         "Statement": [
@@ -65,7 +65,7 @@ def principal(*statements: tuple[list[str], list[str]]) -> boto3.Session:
             for actions, resources in statements
         ],
     }
-    iam.put_role_policy(RoleName="app", PolicyName="grant", PolicyDocument=json.dumps(policy))
+    iam.put_role_policy(RoleName=name, PolicyName="grant", PolicyDocument=json.dumps(policy))
     keys = boto3.client("sts").assume_role(RoleArn=role["Arn"], RoleSessionName="test")
     credentials = keys["Credentials"]
     return boto3.Session(
@@ -163,3 +163,65 @@ def test_stream_and_model_grants(stream_arns: dict[str, str]) -> None:
         assert denied_on(bedrock.invoke_model, modelId=v1, body=body) == MODEL_ARN.replace(
             MODEL, v1
         )
+
+
+# What AWS authorizes each operation of a TransactWriteItems as ("Using IAM with DynamoDB
+# transactions"): there is no TransactWriteItems action.
+TRANSACTION_ACTIONS = {
+    "Put": "dynamodb:PutItem",
+    "Update": "dynamodb:UpdateItem",
+    "Delete": "dynamodb:DeleteItem",
+    "ConditionCheck": "dynamodb:ConditionCheckItem",
+}
+
+
+def transaction_of(kind: str, table: str = TABLE) -> list[dict[str, Any]]:
+    """A transaction of one `kind` operation on `table` (on the item the fixture put)."""
+    operation: dict[str, Any] = {"TableName": table}
+    if kind == "Put":
+        operation["Item"] = {**KEY, "v": {"S": "put"}}
+    else:
+        operation["Key"] = KEY
+    if kind == "Update":
+        operation["UpdateExpression"] = "SET v = :v"
+        operation["ExpressionAttributeValues"] = {":v": {"S": "updated"}}
+    if kind == "ConditionCheck":
+        operation["ConditionExpression"] = "attribute_exists(PK)"
+    return [{kind: operation}]
+
+
+@pytest.mark.parametrize("kind", list(TRANSACTION_ACTIONS))
+def test_a_transaction_is_authorized_as_each_item_operation(
+    stream_arns: dict[str, str], kind: str
+) -> None:
+    """Each operation needs its own item action on its table: granted alone it suffices;
+    every other item action without it is denied, naming it."""
+    needed = TRANSACTION_ACTIONS[kind]
+    others = [a for a in TRANSACTION_ACTIONS.values() if a != needed]
+    alone = principal(([needed], [ARN + TABLE]), name="alone")
+    without = principal((others, [ARN + TABLE, ARN + OTHER]), name="without")
+    elsewhere = principal(([needed], [ARN + OTHER]), name="elsewhere")
+    with enable_iam_authentication():
+        alone.client("dynamodb").transact_write_items(TransactItems=transaction_of(kind))
+        for session in (without, elsewhere):
+            with pytest.raises(ClientError) as error:
+                session.client("dynamodb").transact_write_items(TransactItems=transaction_of(kind))
+            message = error.value.response["Error"]["Message"]
+            assert error.value.response["Error"]["Code"] == "AccessDeniedException"
+            assert f"perform: {needed} on resource: {ARN + TABLE} " in message, message
+
+
+def test_a_mixed_transaction_needs_every_operations_action(stream_arns: dict[str, str]) -> None:
+    """A transaction over two tables is denied unless each operation's action is granted on
+    its own table."""
+    items = [*transaction_of("Update"), *transaction_of("Put", OTHER)]
+    both = principal(
+        (["dynamodb:UpdateItem"], [ARN + TABLE]), (["dynamodb:PutItem"], [ARN + OTHER]), name="both"
+    )
+    crossed = principal(
+        (["dynamodb:PutItem"], [ARN + TABLE]), (["dynamodb:UpdateItem"], [ARN + OTHER]), name="x"
+    )
+    with enable_iam_authentication():
+        both.client("dynamodb").transact_write_items(TransactItems=items)
+        with pytest.raises(ClientError, match=f"perform: dynamodb:UpdateItem on resource: {ARN}"):
+            crossed.client("dynamodb").transact_write_items(TransactItems=items)

@@ -27,6 +27,7 @@ from langgraph.store.dynamodb.table.permissions import (
     NEEDS,
     SHARED_ROWS,
     Component,
+    On,
     Permission,
 )
 from langgraph.store.dynamodb.table.table_spec import table_spec, ttl_spec
@@ -289,6 +290,22 @@ def test_the_recorder_maps_requests_to_permissions(recorder: Recorder) -> None:
     assert call.permission == Permission("dynamodb:Query", call.permission.on)
     assert call.permission.on.value == "local index"
     assert call.partitions() == {"._groups"}
+
+
+def test_the_recorder_maps_a_transaction_to_its_item_actions() -> None:
+    """AWS authorizes each operation of a TransactWriteItems as its item action ("Using
+    IAM with DynamoDB transactions"), so the recorder must too."""
+    key = {"PK": {"S": ".t/acme/t"}, "SK": {"S": "c##1"}}
+    operations = {
+        "Put": ({"Item": key}, "dynamodb:PutItem"),
+        "Update": ({"Key": key, "UpdateExpression": "SET a = :a"}, "dynamodb:UpdateItem"),
+        "Delete": ({"Key": key}, "dynamodb:DeleteItem"),
+        "ConditionCheck": ({"Key": key}, "dynamodb:ConditionCheckItem"),
+    }
+    for kind, (operation, action) in operations.items():
+        items = [{kind: {"TableName": TABLE, **operation}}]
+        call = Call("dynamodb", "TransactWriteItems", {"TransactItems": items})
+        assert call.permissions == {Permission(action, On.TABLE)}, kind
 
 
 def test_the_checkpointer_sends_only_what_it_declares(recorder: Recorder, clock: FakeClock) -> None:

@@ -15,6 +15,8 @@ from typing import get_args, get_type_hints
 
 import pytest
 from botocore.exceptions import ClientError
+from langgraph.checkpoint.base import empty_checkpoint
+from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb import AccessDeniedError
 from langgraph.store.dynamodb.cli.app import policy as policy_command
 from langgraph.store.dynamodb.table.permissions import Component
@@ -65,3 +67,22 @@ def test_the_printed_policy_runs_setup(emulated: None, component: Component) -> 
         # IAM was enforced: what no policy grants is denied.
         with pytest.raises(ClientError, match="AccessDeniedException"):
             session.client("dynamodb").delete_table(TableName=TABLE)
+
+
+def test_a_checkpoint_put_needs_the_update_its_transaction_holds(emulated: None) -> None:
+    """A put is a transaction holding an Update of the checkpoint row: AWS authorizes it as
+    UpdateItem, so the printed policy without UpdateItem cannot put, even with PutItem."""
+    deployed_table()
+    document = printed_policy(Component.CHECKPOINTER)
+    for statement in document["Statement"]:
+        statement["Action"] = [a for a in statement["Action"] if a != "dynamodb:UpdateItem"]
+    session = role_with(document, "no-update")
+    config = {"configurable": {"thread_id": "t", "tenant": "acme", "checkpoint_ns": ""}}
+    with (
+        enable_iam_authentication(),
+        DynamoDBSaver(TABLE, boto3_session=session, tenant_key="tenant") as saver,
+    ):
+        saver.setup()
+        with pytest.raises(AccessDeniedError, match="dynamodb:UpdateItem"):
+            saver.put(config, empty_checkpoint(), {"source": "input", "step": -1}, {})
+        assert saver.get_tuple(config) is None
