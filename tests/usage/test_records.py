@@ -15,8 +15,10 @@ from aws_lambda_powertools import Logger
 from langgraph.store.base import GetOp, PutOp
 from langgraph.store.dynamodb import DynamoDBStore, reindex
 from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS, StreamConsumer
-from langgraph.store.dynamodb.table.usage import EMBED, UsageLogSink, UsageRecord
+from langgraph.store.dynamodb.table.usage import EMBED, UsageLogSink, UsageRecord, usage_records
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, drain_stream, mock_aws
+
+from tests.fault.layer import UNPROCESSED, FaultLayer
 
 TABLE = "usage"
 DIMS = 32
@@ -145,6 +147,65 @@ def test_a_batch_over_two_groups_splits_what_dynamodb_reported(emulated: None) -
     assert set(shares) == {"acme.u1", "beta.u2"}
     assert sum(shares.values()) == pytest.approx(sum(reported))
     assert shares["acme.u1"] == pytest.approx(3 * shares["beta.u2"])
+
+
+def batch_write_units(records: list[UsageRecord]) -> dict[str, float]:
+    units: Counter[str] = Counter()
+    for r in records:
+        if r.operation == "BatchWriteItem":
+            units[r.tenant] += r.write_units
+    return dict(units)
+
+
+def test_unprocessed_writes_are_billed_once_to_the_tenant_whose_rows_they_are(
+    emulated: None,
+) -> None:
+    """A BatchWriteItem DynamoDB half-applies (`UnprocessedItems`, retried until done)
+    bills each tenant what its rows cost written once, as the same batch applied whole."""
+    ops = [PutOp(("acme", "u1"), str(n), {"text": "x" * 2500}) for n in range(4)]
+    ops += [PutOp(("beta", "u2"), str(n), {"text": "small"}) for n in range(4)]
+
+    def billed(table: str, unprocessed: bool) -> dict[str, float]:
+        records: list[UsageRecord] = []
+        store = make_store(table, on_usage=records.append)
+        faults = FaultLayer(
+            store.client,
+            rate=1.0 if unprocessed else 0.0,
+            kinds=(UNPROCESSED,),
+            when=lambda operation, _: operation == "BatchWriteItem",
+        )
+        records.clear()
+        store.batch(ops)
+        assert faults.injected[UNPROCESSED] >= (2 if unprocessed else 0)
+        return batch_write_units(records)
+
+    whole = billed("whole", unprocessed=False)
+    assert whole["acme.u1"] > 2 * whole["beta.u2"] > 0
+    retried = billed("retried", unprocessed=True)
+    assert retried == pytest.approx(whole)
+
+
+def test_a_batch_write_bills_only_the_rows_it_applied() -> None:
+    """`usage_records` on answers with `UnprocessedItems`: the units go to the groups of
+    the rows applied; the rows left are billed by the retry that applies them."""
+    acme = [
+        {"PutRequest": {"Item": {"PK": {"S": "acme.u1.notes"}, "SK": {"S": f"k#{n}"}}}}
+        for n in range(2)
+    ]
+    beta = [{"DeleteRequest": {"Key": {"PK": {"S": "beta.u2"}, "SK": {"S": "k#0"}}}}]
+    ours = {"TableName": TABLE, "CapacityUnits": 2.0}
+
+    def billed(requests: list[dict[str, Any]], left: list[dict[str, Any]], units: float) -> Any:
+        params = {"RequestItems": {TABLE: requests}}
+        answer: dict[str, Any] = {"ConsumedCapacity": [{**ours, "CapacityUnits": units}]}
+        if left:
+            answer["UnprocessedItems"] = {TABLE: left}
+        return {r.tenant: r.write_units for r in usage_records("BatchWriteItem", params, answer, 0)}
+
+    assert billed(acme + beta, beta, 2.0) == {"acme.u1": 2.0}
+    assert billed(acme + beta, acme, 1.0) == {"beta.u2": 1.0}
+    assert billed(beta, [], 1.0) == {"beta.u2": 1.0}
+    assert billed(acme + beta, [], 3.0) == {"acme.u1": 2.0, "beta.u2": 1.0}
 
 
 def test_a_failing_hook_never_fails_the_store(
