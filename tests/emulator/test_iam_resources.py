@@ -5,6 +5,7 @@ stream, the model), and a denial is AWS's `AccessDeniedException` naming that re
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -76,14 +77,22 @@ def principal(*statements: tuple[list[str], list[str]], name: str = "app") -> bo
     )
 
 
-def denied_on(call: Any, **kwargs: Any) -> str:
-    """The resource a denied request names."""
+def denied_on(call: Any, status: int = 400, **kwargs: Any) -> str:
+    """The resource a denied request names, checking the denial is worded as AWS words it:
+    `AccessDeniedException` with HTTP `status` (DynamoDB's 400, Bedrock's 403), naming
+    the principal, the action and the resource."""
     with pytest.raises(ClientError) as error:
         call(**kwargs)
     assert error.value.response["Error"]["Code"] == "AccessDeniedException"
+    assert error.value.response["ResponseMetadata"]["HTTPStatusCode"] == status
     message: str = error.value.response["Error"]["Message"]
-    assert "is not authorized to perform: " in message, message
-    return message.split(" on resource: ")[1].split(" because ")[0]
+    found = re.fullmatch(
+        r"User: \S+ is not authorized to perform: (\S+) on resource: (\S+) because no "
+        r"identity-based policy allows the (\S+) action",
+        message,
+    )
+    assert found and found[1] == found[3], message
+    return found[2]
 
 
 def search(ddb: Any, table: str = TABLE) -> Any:
@@ -160,9 +169,9 @@ def test_stream_and_model_grants(stream_arns: dict[str, str]) -> None:
         for model in (MODEL, MODEL_ARN):
             assert bedrock.invoke_model(modelId=model, body=body)["body"].read()
         v1 = "amazon.titan-embed-text-v1"
-        assert denied_on(bedrock.invoke_model, modelId=v1, body=body) == MODEL_ARN.replace(
-            MODEL, v1
-        )
+        assert denied_on(
+            bedrock.invoke_model, status=403, modelId=v1, body=body
+        ) == MODEL_ARN.replace(MODEL, v1)
 
 
 # What AWS authorizes each operation of a TransactWriteItems as ("Using IAM with DynamoDB
@@ -221,7 +230,13 @@ def test_a_mixed_transaction_needs_every_operations_action(stream_arns: dict[str
     crossed = principal(
         (["dynamodb:PutItem"], [ARN + TABLE]), (["dynamodb:UpdateItem"], [ARN + OTHER]), name="x"
     )
+    first_only = principal((["dynamodb:UpdateItem"], [ARN + TABLE, ARN + OTHER]), name="first")
     with enable_iam_authentication():
         both.client("dynamodb").transact_write_items(TransactItems=items)
-        with pytest.raises(ClientError, match=f"perform: dynamodb:UpdateItem on resource: {ARN}"):
-            crossed.client("dynamodb").transact_write_items(TransactItems=items)
+        for session, action, table in (
+            (crossed, "dynamodb:UpdateItem", TABLE),
+            (first_only, "dynamodb:PutItem", OTHER),
+        ):
+            call = session.client("dynamodb").transact_write_items
+            with pytest.raises(ClientError, match=f"perform: {action} on resource: {ARN}{table} "):
+                call(TransactItems=items)

@@ -86,6 +86,31 @@ def test_writes_cost_their_size_in_kilobytes_plus_the_index_entry(client: Any) -
     assert deleted["ConsumedCapacity"]["CapacityUnits"] == 3.0 + entry_units
 
 
+def test_an_index_entry_changed_in_place_costs_one_entry_write_and_unchanged_none(
+    client: Any,
+) -> None:
+    """An item that stays at its place in the recency index: changing a projected
+    attribute (a TTL refresh) rewrites its entry; changing one the index does not project
+    (an embedding) leaves the entry alone."""
+    client.put_item(TableName=TABLE, Item=item("a", 1500, "2026-01-01"))
+
+    def update(attribute: str) -> Any:
+        return client.update_item(
+            TableName=TABLE,
+            Key={"PK": {"S": "t.u"}, "SK": {"S": "k#a"}},
+            UpdateExpression=f"SET {attribute} = :v",
+            ExpressionAttributeValues={":v": {"N": "1900000000"}},
+            ReturnConsumedCapacity="INDEXES",
+        )["ConsumedCapacity"]
+
+    refreshed = update("expires_at")  # projected (INCLUDE)
+    assert refreshed["LocalSecondaryIndexes"] == {RECENCY_INDEX: {"CapacityUnits": 2.0}}
+    assert refreshed["CapacityUnits"] == 2.0 + 2.0
+    embedded = update("embedding_version")  # not projected
+    assert "LocalSecondaryIndexes" not in embedded
+    assert embedded["CapacityUnits"] == 2.0
+
+
 def test_batch_write_sums_each_request_per_table(client: Any) -> None:
     answer = client.batch_write_item(
         RequestItems={
