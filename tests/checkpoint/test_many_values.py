@@ -207,3 +207,21 @@ def test_keys_too_long_are_refused_before_the_first_request(
         saver.put(cfg, checkpoint, metadata, versions)
     assert counter.total == 0
     assert all_rows(saver.client, TABLE) == before
+
+
+def test_a_copy_into_a_thread_id_too_long_writes_nothing(saver: DynamoDBSaver) -> None:
+    source = step(saver, config("src"), {"a": 1, "big": b"\x01" * 400_000}, run("1"))
+    step(saver, source, {"a": 2}, run("2"), parent=saver.get_tuple(source))
+    before = all_rows(saver.client, TABLE)
+    counter = RequestCounter(saver.client)
+    with pytest.raises(KeyTooLongError, match="DynamoDB allows"):
+        saver.copy_thread("src", "t" * 1_100)  # the registry row's key is the thread id
+    with pytest.raises(KeyTooLongError, match="DynamoDB allows"):
+        saver.write_thread_rows("t" * 1_100, saver.thread_rows("src"))
+    assert "BatchWriteItem" not in counter.calls
+    assert all_rows(saver.client, TABLE) == before
+    assert saver.threads() == ["src"]
+
+
+def run(name: str) -> dict[str, Any]:
+    return {"run_id": f"run-{name}"}
