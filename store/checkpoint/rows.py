@@ -36,6 +36,7 @@ from langgraph.store.dynamodb.table.schema import (
     PATH,
     PK,
     RUN,
+    RUN_KIND,
     SK,
     TASK,
     TENANT,
@@ -141,11 +142,12 @@ def checkpoint_rows(
     rows.commit.insert(0, set_attributes(thread.pk, sk, attributes))
     if not parent_id:
         rows.commit.append({"Put": {"Item": registry_row(thread, ttl)}})
-    check_keys(
-        thread.pk,
-        [r[SK] for r in rows.chunks + rows.heads] + [sk],
-        f"checkpoint {checkpoint['id']!r} of {thread}",
-    )
+    what = f"checkpoint {checkpoint['id']!r} of {thread}"
+    check_keys(thread.pk, [r[SK] for r in rows.chunks + rows.heads] + [sk], what)
+    for action in rows.commit[1:]:  # the run index row and the thread's registry row
+        item = action["Put"]["Item"]
+        row = "run index row (run id, thread id)" if item[PK].startswith(RUN_KIND) else None
+        check_keys(item[PK], [item[SK]], f"{what}, its {row or 'thread registry row (thread id)'}")
     return rows
 
 

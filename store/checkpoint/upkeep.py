@@ -26,6 +26,7 @@ from langgraph.store.dynamodb.table.schema import (
 from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
     blob_sk,
+    check_keys,
     checkpoint_sk,
     checkpoints_prefix,
     parse_checkpoint_sk,
@@ -100,12 +101,25 @@ def write_thread(access: Access, target: Thread, rows: Sequence[dict[str, Any]])
         return 0
     ttl = access.ttl()
     moved = [{**row, PK: target.pk, **ttl} for row in rows]
+    _check_target_keys(target, moved)
     access.write([r for r in moved if not is_checkpoint(r)], [])
     checkpoints = [r for r in moved if is_checkpoint(r)]
     listed = ttl or _longest_expiry(moved)
     runs = [{**run_key(target, r), **listed} for r in checkpoints if RUN in r]
     access.write(checkpoints + runs + [registry_row(target, listed)], [])
     return len(rows)
+
+
+def _check_target_keys(target: Thread, rows: Sequence[dict[str, Any]]) -> None:
+    """Raise `KeyTooLongError` before any write when a row of `target` (its rows, run
+    index rows, registry row) would have a key DynamoDB refuses."""
+    what = f"the copy into {target}"
+    check_keys(target.pk, [str(r[SK]) for r in rows], what)
+    check_keys(registry_pk(target.tenant), [target.thread_id], f"{what}, its registry row")
+    for row in rows:
+        if is_checkpoint(row) and RUN in row:
+            key = run_key(target, row)
+            check_keys(key[PK], [key[SK]], f"{what}, its run index row (run id, thread id)")
 
 
 def _longest_expiry(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
