@@ -13,9 +13,9 @@ negative index and replaces the task's earlier one; `list(config)` honours the c
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +26,7 @@ from langgraph.checkpoint.base import WRITES_IDX_MAP, CheckpointTuple, empty_che
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT, RESUME, SCHEDULED
+from langgraph.store.dynamodb.testing import mock_aws
 
 from tests.checkpoint.conftest import TABLE
 from tests.checkpoint.steps import config
@@ -220,21 +221,36 @@ FORKS = [
 ]
 
 
-@pytest.fixture
-def ours(emulation: None) -> Iterator[DynamoDBSaver]:
-    with DynamoDBSaver.from_table(TABLE, region_name="us-east-1", setup=True) as saver:
-        yield saver
+class Emulations:
+    """A saver on an emulated table, renewed every `every` examples: moto keeps a copy of
+    the table for each TransactWriteItems (its rollback backup, tracked as a model
+    instance) until the emulation stops, so one emulation for a thousand examples would
+    hold gigabytes."""
+
+    def __init__(self, every: int = 20) -> None:
+        self.every, self.used = every, 0
+        self.stack = contextlib.ExitStack()
+        self.current: DynamoDBSaver | None = None
+
+    def saver(self) -> DynamoDBSaver:
+        if self.current is None or self.used % self.every == 0:
+            self.stack.close()
+            self.stack.enter_context(mock_aws())
+            self.current = self.stack.enter_context(
+                DynamoDBSaver.from_table(TABLE, region_name="us-east-1", setup=True)
+            )
+        self.used += 1
+        return self.current
 
 
 @pytest.mark.parametrize(
     "examples",
     [pytest.param(30, id="fast"), pytest.param(1_000, id="full", marks=pytest.mark.hardening)],
 )
-def test_puts_and_writes_read_back_as_in_langgraphs_own_saver(
-    ours: DynamoDBSaver, examples: int
-) -> None:
+def test_puts_and_writes_read_back_as_in_langgraphs_own_saver(examples: int) -> None:
     fast = examples < 100  # reproducible, and reports the failing program unshrunk
     phases = (Phase.explicit, Phase.generate) if fast else tuple(Phase)
+    emulations = Emulations()
 
     @settings(max_examples=examples, deadline=None, derandomize=fast, phases=phases)
     @given(programs)
@@ -242,9 +258,10 @@ def test_puts_and_writes_read_back_as_in_langgraphs_own_saver(
     @example(CHUNKED)
     @example(FORKS)
     def check(program: list[Op]) -> None:
-        pair = Pair(ours)  # a fresh thread: examples share the table
+        pair = Pair(emulations.saver())  # a fresh thread: examples share the table
         for op in program:
             pair.apply(op)
         pair.check()
 
-    check()
+    with emulations.stack:
+        check()
