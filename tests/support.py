@@ -3,15 +3,18 @@ them (observed at botocore's boundary), and read a table whole."""
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from typing import Any
 
 
 class RequestCounter:
     """Counts API calls per operation name on one boto3 client, and per operation the
-    items read (a Query's or Scan's `ScannedCount`: what DynamoDB bills, before filters)."""
+    items read (a Query's or Scan's `ScannedCount`: what DynamoDB bills, before filters).
+    Thread-safe: the store and the saver send from their own pools."""
 
     def __init__(self, client: Any) -> None:
+        self._lock = threading.Lock()
         self.calls: Counter[str] = Counter()
         self.scanned: Counter[str] = Counter()
         self.queries: list[dict[str, Any]] = []
@@ -20,13 +23,16 @@ class RequestCounter:
         client.meta.events.register("after-call.dynamodb", self._read)
 
     def _query(self, params: dict[str, Any], **_: Any) -> None:
-        self.queries.append(dict(params))
+        with self._lock:
+            self.queries.append(dict(params))
 
     def _count(self, model: Any, **_: Any) -> None:
-        self.calls[model.name] += 1
+        with self._lock:
+            self.calls[model.name] += 1
 
     def _read(self, model: Any, parsed: Any, **_: Any) -> None:
-        self.scanned[model.name] += int(parsed.get("ScannedCount", 0))
+        with self._lock:
+            self.scanned[model.name] += int(parsed.get("ScannedCount", 0))
 
     def reset(self) -> None:
         self.calls.clear()

@@ -33,6 +33,8 @@ from langgraph.store.dynamodb.table.schema import (
     EXPIRES_AT,
     MD,
     PK,
+    RUN,
+    RUN_KIND,
     SK,
     TTL_MINUTES,
 )
@@ -84,8 +86,8 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
 
     `ttl={"default_ttl": minutes, "refresh_on_read": True}` expires a thread's rows
     through DynamoDB's TTL; `get_tuple` slides the expiry of everything the checkpoint it
-    returns needs, once a tenth of the TTL has elapsed; expired rows are invisible before
-    DynamoDB sweeps them.
+    returns needs (and its run index row, so `delete_for_runs` still finds it), once a
+    tenth of the TTL has elapsed; expired rows are invisible before DynamoDB sweeps them.
 
     `on_usage` receives the capacity each request consumed, as the store's does
     (`usage.UsageRecord`), attributed to the tenant: group `(".threads", tenant)`.
@@ -252,34 +254,23 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             return loaded[0].tuple
 
     def _refresh(self, access: Access, thread: Thread, loaded: Loaded) -> None:
-        """Slide the expiry of every row the checkpoint needs (and the thread's registry
-        row) once a tenth of the TTL elapsed; never revive a row deleted meanwhile."""
+        """Slide the expiry of every row the checkpoint needs, its run index row (which
+        `delete_for_runs` finds it by) and the thread's registry row, once a tenth of the
+        TTL elapsed; never revive a row deleted meanwhile."""
         if access.ttl_minutes is None or not access.refresh_on_read:
             return
         now = clock.now()
         if not any(needs_refresh(row, now) for row in loaded.rows):
             return
         ttl = access.ttl()
+        checkpoint = loaded.rows[0]
         keys = [{PK: r[PK], SK: r[SK]} for r in loaded.rows]
-        actions: builtins.list[dict[str, Any]] = [
-            {
-                "Update": {
-                    "Key": key,
-                    "UpdateExpression": "SET #e = :e, #m = :m",
-                    "ConditionExpression": "attribute_exists(#pk)",
-                    "ExpressionAttributeNames": {"#e": EXPIRES_AT, "#m": TTL_MINUTES, "#pk": PK},
-                    "ExpressionAttributeValues": {":e": ttl[EXPIRES_AT], ":m": ttl[TTL_MINUTES]},
-                }
-            }
-            for key in keys
-        ]
+        if RUN in checkpoint:
+            keys.append(upkeep.run_key(thread, checkpoint))
+        actions: builtins.list[dict[str, Any]] = [_slide(key, ttl) for key in keys]
         actions.append({"Put": {"Item": registry_row(thread, ttl)}})
         for chunk in dynamo.chunks(actions, TRANSACT_LIMIT):
-            try:
-                access.transact(chunk)
-            except ClientError as error:
-                if error.response["Error"]["Code"] != "TransactionCanceledException":
-                    raise
+            if not _slide_all(access, chunk):
                 return  # a row is gone: the thread is being deleted or pruned
 
     def list(
@@ -653,6 +644,42 @@ def _check_tenant(value: Any, name: str) -> None:
             f"{name} must be a non-empty string naming the tenant whose thread this is, "
             f"got {value!r}. Nothing was read or written."
         )
+
+
+def _slide(key: dict[str, str], ttl: dict[str, Any]) -> dict[str, Any]:
+    """An Update action moving a row's expiry to `ttl`, only while the row exists."""
+    return {
+        "Update": {
+            "Key": key,
+            "UpdateExpression": "SET #e = :e, #m = :m",
+            "ConditionExpression": "attribute_exists(#pk)",
+            "ExpressionAttributeNames": {"#e": EXPIRES_AT, "#m": TTL_MINUTES, "#pk": PK},
+            "ExpressionAttributeValues": {":e": ttl[EXPIRES_AT], ":m": ttl[TTL_MINUTES]},
+        }
+    }
+
+
+def _slide_all(access: Access, actions: Sequence[dict[str, Any]]) -> bool:
+    """Apply one transaction of slides; False when a row of the checkpoint is gone. A
+    missing run index row (an earlier version let them expire under checkpoints reads
+    kept alive) is not a reason to stop: the others are sent again without it."""
+    try:
+        access.transact(actions)
+        return True
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "TransactionCanceledException":
+            raise
+        reasons = error.response.get("CancellationReasons") or []
+        failed = {i for i, r in enumerate(reasons) if r.get("Code") not in ("None", None)}
+        runs = {i for i, a in enumerate(actions) if _is_run_slide(a)}
+        if not failed or not failed <= runs:
+            return False
+    rest = [action for i, action in enumerate(actions) if i not in failed]
+    return _slide_all(access, rest)
+
+
+def _is_run_slide(action: dict[str, Any]) -> bool:
+    return "Update" in action and str(action["Update"]["Key"][PK]).startswith(RUN_KIND)
 
 
 def _size(actions: Sequence[dict[str, Any]]) -> int:

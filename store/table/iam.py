@@ -56,6 +56,11 @@ ITEM_ACTIONS = tuple(
     a for a in actions(Component.STORE, On.TABLE, On.LOCAL_INDEX) if a in KEYED_ACTIONS
 )
 TABLE_ACTIONS = tuple(a for a in actions(Component.STORE, On.TABLE) if a not in KEYED_ACTIONS)
+# The checkpointer's, split the same way.
+THREAD_ACTIONS = tuple(a for a in actions(Component.CHECKPOINTER, On.TABLE) if a in KEYED_ACTIONS)
+THREAD_TABLE_ACTIONS = tuple(
+    a for a in actions(Component.CHECKPOINTER, On.TABLE) if a not in KEYED_ACTIONS
+)
 
 
 def iam_literal(text: str) -> str:
@@ -135,7 +140,7 @@ def tenant_policy(
         {
             "Sid": "DescribeTheTable",
             "Effect": "Allow",
-            "Action": list(TABLE_ACTIONS),
+            "Action": sorted({*TABLE_ACTIONS, *(THREAD_TABLE_ACTIONS if thread_tenant else ())}),
             "Resource": [table_arn],
         },
     ]
@@ -144,7 +149,7 @@ def tenant_policy(
             {
                 "Sid": "TenantThreads",
                 "Effect": "Allow",
-                "Action": actions(Component.CHECKPOINTER, On.TABLE),
+                "Action": list(THREAD_ACTIONS),
                 "Resource": [table_arn],
                 "Condition": {
                     "ForAllValues:StringLike": {

@@ -116,12 +116,15 @@ NEEDS: dict[Component, frozenset[Permission]] = {
     )
     | _on(On.MODEL, "bedrock:InvokeModel"),
     Component.MIGRATION: _on(On.TABLE, "dynamodb:Scan", "dynamodb:BatchWriteItem"),
-    # Reads: BatchGetItem (a checkpoint and its values), Query (latest, list, whole threads,
-    # the thread registry, a run's index); writes: UpdateItem (pending writes),
-    # TransactWriteItems (a checkpoint with its values: authorized as its PutItem and
-    # UpdateItem operations), BatchWriteItem (chunks, delete, copy, prune).
+    # `setup()` on a deployed table: DescribeTable, DescribeTimeToLive (it checks, as the
+    # store's does). Reads: BatchGetItem (a checkpoint and its values), Query (latest, list,
+    # whole threads, the thread registry, a run's index); writes: UpdateItem (pending
+    # writes), TransactWriteItems (a checkpoint with its values: authorized as its PutItem
+    # and UpdateItem operations), BatchWriteItem (chunks, delete, copy, prune).
     Component.CHECKPOINTER: _on(
         On.TABLE,
+        "dynamodb:DescribeTable",
+        "dynamodb:DescribeTimeToLive",
         "dynamodb:BatchGetItem",
         "dynamodb:Query",
         "dynamodb:PutItem",

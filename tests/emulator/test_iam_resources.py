@@ -5,6 +5,7 @@ stream, the model), and a denial is AWS's `AccessDeniedException` naming that re
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -44,7 +45,7 @@ def stream_arns() -> Iterator[dict[str, str]]:
         yield found
 
 
-def principal(*statements: tuple[list[str], list[str]]) -> boto3.Session:
+def principal(*statements: tuple[list[str], list[str]], name: str = "app") -> boto3.Session:
     """A role allowed `(actions, resources)` pairs, as an assumed-role session."""
     iam = boto3.client("iam")
     trust = {
@@ -57,7 +58,7 @@ def principal(*statements: tuple[list[str], list[str]]) -> boto3.Session:
             }
         ],
     }
-    role = iam.create_role(RoleName="app", AssumeRolePolicyDocument=json.dumps(trust))["Role"]
+    role = iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(trust))["Role"]
     policy = {
         "Version": "2012-10-17",
         "Statement": [
@@ -65,7 +66,7 @@ def principal(*statements: tuple[list[str], list[str]]) -> boto3.Session:
             for actions, resources in statements
         ],
     }
-    iam.put_role_policy(RoleName="app", PolicyName="grant", PolicyDocument=json.dumps(policy))
+    iam.put_role_policy(RoleName=name, PolicyName="grant", PolicyDocument=json.dumps(policy))
     keys = boto3.client("sts").assume_role(RoleArn=role["Arn"], RoleSessionName="test")
     credentials = keys["Credentials"]
     return boto3.Session(
@@ -76,14 +77,22 @@ def principal(*statements: tuple[list[str], list[str]]) -> boto3.Session:
     )
 
 
-def denied_on(call: Any, **kwargs: Any) -> str:
-    """The resource a denied request names."""
+def denied_on(call: Any, status: int = 400, **kwargs: Any) -> str:
+    """The resource a denied request names, checking the denial is worded as AWS words it:
+    `AccessDeniedException` with HTTP `status` (DynamoDB's 400, Bedrock's 403), naming
+    the principal, the action and the resource."""
     with pytest.raises(ClientError) as error:
         call(**kwargs)
     assert error.value.response["Error"]["Code"] == "AccessDeniedException"
+    assert error.value.response["ResponseMetadata"]["HTTPStatusCode"] == status
     message: str = error.value.response["Error"]["Message"]
-    assert "is not authorized to perform: " in message, message
-    return message.split(" on resource: ")[1].split(" because ")[0]
+    found = re.fullmatch(
+        r"User: \S+ is not authorized to perform: (\S+) on resource: (\S+) because no "
+        r"identity-based policy allows the (\S+) action",
+        message,
+    )
+    assert found and found[1] == found[3], message
+    return found[2]
 
 
 def search(ddb: Any, table: str = TABLE) -> Any:
@@ -160,6 +169,74 @@ def test_stream_and_model_grants(stream_arns: dict[str, str]) -> None:
         for model in (MODEL, MODEL_ARN):
             assert bedrock.invoke_model(modelId=model, body=body)["body"].read()
         v1 = "amazon.titan-embed-text-v1"
-        assert denied_on(bedrock.invoke_model, modelId=v1, body=body) == MODEL_ARN.replace(
-            MODEL, v1
-        )
+        assert denied_on(
+            bedrock.invoke_model, status=403, modelId=v1, body=body
+        ) == MODEL_ARN.replace(MODEL, v1)
+
+
+# What AWS authorizes each operation of a TransactWriteItems as ("Using IAM with DynamoDB
+# transactions"): there is no TransactWriteItems action.
+TRANSACTION_ACTIONS = {
+    "Put": "dynamodb:PutItem",
+    "Update": "dynamodb:UpdateItem",
+    "Delete": "dynamodb:DeleteItem",
+    "ConditionCheck": "dynamodb:ConditionCheckItem",
+}
+
+
+def transaction_of(kind: str, table: str = TABLE) -> list[dict[str, Any]]:
+    """A transaction of one `kind` operation on `table` (on the item the fixture put)."""
+    operation: dict[str, Any] = {"TableName": table}
+    if kind == "Put":
+        operation["Item"] = {**KEY, "v": {"S": "put"}}
+    else:
+        operation["Key"] = KEY
+    if kind == "Update":
+        operation["UpdateExpression"] = "SET v = :v"
+        operation["ExpressionAttributeValues"] = {":v": {"S": "updated"}}
+    if kind == "ConditionCheck":
+        operation["ConditionExpression"] = "attribute_exists(PK)"
+    return [{kind: operation}]
+
+
+@pytest.mark.parametrize("kind", list(TRANSACTION_ACTIONS))
+def test_a_transaction_is_authorized_as_each_item_operation(
+    stream_arns: dict[str, str], kind: str
+) -> None:
+    """Each operation needs its own item action on its table: granted alone it suffices;
+    every other item action without it is denied, naming it."""
+    needed = TRANSACTION_ACTIONS[kind]
+    others = [a for a in TRANSACTION_ACTIONS.values() if a != needed]
+    alone = principal(([needed], [ARN + TABLE]), name="alone")
+    without = principal((others, [ARN + TABLE, ARN + OTHER]), name="without")
+    elsewhere = principal(([needed], [ARN + OTHER]), name="elsewhere")
+    with enable_iam_authentication():
+        alone.client("dynamodb").transact_write_items(TransactItems=transaction_of(kind))
+        for session in (without, elsewhere):
+            with pytest.raises(ClientError) as error:
+                session.client("dynamodb").transact_write_items(TransactItems=transaction_of(kind))
+            message = error.value.response["Error"]["Message"]
+            assert error.value.response["Error"]["Code"] == "AccessDeniedException"
+            assert f"perform: {needed} on resource: {ARN + TABLE} " in message, message
+
+
+def test_a_mixed_transaction_needs_every_operations_action(stream_arns: dict[str, str]) -> None:
+    """A transaction over two tables is denied unless each operation's action is granted on
+    its own table."""
+    items = [*transaction_of("Update"), *transaction_of("Put", OTHER)]
+    both = principal(
+        (["dynamodb:UpdateItem"], [ARN + TABLE]), (["dynamodb:PutItem"], [ARN + OTHER]), name="both"
+    )
+    crossed = principal(
+        (["dynamodb:PutItem"], [ARN + TABLE]), (["dynamodb:UpdateItem"], [ARN + OTHER]), name="x"
+    )
+    first_only = principal((["dynamodb:UpdateItem"], [ARN + TABLE, ARN + OTHER]), name="first")
+    with enable_iam_authentication():
+        both.client("dynamodb").transact_write_items(TransactItems=items)
+        for session, action, table in (
+            (crossed, "dynamodb:UpdateItem", TABLE),
+            (first_only, "dynamodb:PutItem", OTHER),
+        ):
+            call = session.client("dynamodb").transact_write_items
+            with pytest.raises(ClientError, match=f"perform: {action} on resource: {ARN}{table} "):
+                call(TransactItems=items)

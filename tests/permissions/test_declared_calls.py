@@ -27,6 +27,7 @@ from langgraph.store.dynamodb.table.permissions import (
     NEEDS,
     SHARED_ROWS,
     Component,
+    On,
     Permission,
 )
 from langgraph.store.dynamodb.table.table_spec import table_spec, ttl_spec
@@ -37,6 +38,8 @@ from tests.fault.layer import UNPROCESSED, FaultLayer
 from tests.support import FakeClock
 
 from .recorder import SHARED_PARTITIONS, Call, Recorder
+from .setup_paths import SETUP_OF
+from .setup_paths import deployed_table as pinned_table
 
 TABLE = "memory"
 REGION = "us-east-1"
@@ -289,6 +292,22 @@ def test_the_recorder_maps_requests_to_permissions(recorder: Recorder) -> None:
     assert call.partitions() == {"._groups"}
 
 
+def test_the_recorder_maps_a_transaction_to_its_item_actions() -> None:
+    """AWS authorizes each operation of a TransactWriteItems as its item action ("Using
+    IAM with DynamoDB transactions"), so the recorder must too."""
+    key = {"PK": {"S": ".t/acme/t"}, "SK": {"S": "c##1"}}
+    operations = {
+        "Put": ({"Item": key}, "dynamodb:PutItem"),
+        "Update": ({"Key": key, "UpdateExpression": "SET a = :a"}, "dynamodb:UpdateItem"),
+        "Delete": ({"Key": key}, "dynamodb:DeleteItem"),
+        "ConditionCheck": ({"Key": key}, "dynamodb:ConditionCheckItem"),
+    }
+    for kind, (operation, action) in operations.items():
+        items = [{kind: {"TableName": TABLE, **operation}}]
+        call = Call("dynamodb", "TransactWriteItems", {"TransactItems": items})
+        assert call.permissions == {Permission(action, On.TABLE)}, kind
+
+
 def test_the_checkpointer_sends_only_what_it_declares(recorder: Recorder, clock: FakeClock) -> None:
     deployed_table()
     ttl = {"default_ttl": 60.0, "refresh_on_read": True}
@@ -296,6 +315,7 @@ def test_the_checkpointer_sends_only_what_it_declares(recorder: Recorder, clock:
         DynamoDBSaver(TABLE, region_name=REGION, ttl=ttl, tenant_key="tenant") as saver,
         recorder.recording() as calls,
     ):
+        saver.setup()  # checks the deployed table, as an app's first call does
         use_threads(saver, clock)
     check(Component.CHECKPOINTER, calls)
     assert all(c.partitions() <= thread_partitions(calls) for c in calls)
@@ -307,3 +327,21 @@ def thread_partitions(calls: list[Call]) -> set[str]:
     found = set().union(*(c.partitions() for c in calls))
     assert found and all(p.startswith((".t/", ".r/")) for p in found), found
     return found
+
+
+@pytest.mark.parametrize("component", [c for c, run in SETUP_OF.items() if run], ids=str)
+def test_each_components_setup_sends_only_what_it_declares(
+    recorder: Recorder, component: Component
+) -> None:
+    """`setup()` as each printed component's principal runs it (`SETUP_OF`), and that
+    principal's first requests after it: all declared for that component."""
+    if component is not Component.SETUP:
+        pinned_table()  # deployed and pinned (not recorded)
+    run = SETUP_OF[component]
+    assert run is not None
+    with recorder.recording() as calls:
+        run(boto3.Session(region_name=REGION))
+    assert any(c.operation == "DescribeTable" for c in calls), "setup() was not recorded"
+    used = frozenset().union(*(c.permissions for c in calls))
+    undeclared = sorted(used - NEEDS[component])
+    assert not undeclared, f"{component}'s setup() needs {undeclared}, not in NEEDS"

@@ -17,6 +17,7 @@ from langgraph.store.dynamodb.table.permissions import (
     Component,
     On,
     Resources,
+    actions,
     policy,
 )
 from typer.testing import CliRunner
@@ -62,3 +63,18 @@ def test_the_tenant_policy_grants_what_the_store_needs() -> None:
         p.action for p in NEEDS[Component.STORE] if p.on in (On.TABLE, On.LOCAL_INDEX)
     }
     assert "Condition" in items
+
+
+def test_a_tenant_policys_key_conditions_hold_only_actions_that_name_keys() -> None:
+    """A `dynamodb:LeadingKeys` condition on DescribeTable would grant nothing; the tenant
+    gets the table-wide actions, its own and its threads', from one unconditioned statement."""
+    table = "arn:aws:dynamodb:us-east-1:123456789012:table/agent-memory"
+    document = tenant_policy(table, ("memories", "acme"), index_name="vec", thread_tenant="acme")
+    unconditioned: set[str] = set()
+    for statement in document["Statement"]:
+        if "dynamodb:LeadingKeys" in json.dumps(statement.get("Condition", {})):
+            assert set(statement["Action"]) <= KEYED_ACTIONS, statement["Sid"]
+        else:
+            unconditioned |= set(statement["Action"])
+    checkpointer = set(actions(Component.CHECKPOINTER, On.TABLE))
+    assert checkpointer - KEYED_ACTIONS <= unconditioned

@@ -86,6 +86,31 @@ def test_writes_cost_their_size_in_kilobytes_plus_the_index_entry(client: Any) -
     assert deleted["ConsumedCapacity"]["CapacityUnits"] == 3.0 + entry_units
 
 
+def test_an_index_entry_changed_in_place_costs_one_entry_write_and_unchanged_none(
+    client: Any,
+) -> None:
+    """An item that stays at its place in the recency index: changing a projected
+    attribute (a TTL refresh) rewrites its entry; changing one the index does not project
+    (an embedding) leaves the entry alone."""
+    client.put_item(TableName=TABLE, Item=item("a", 1500, "2026-01-01"))
+
+    def update(attribute: str) -> Any:
+        return client.update_item(
+            TableName=TABLE,
+            Key={"PK": {"S": "t.u"}, "SK": {"S": "k#a"}},
+            UpdateExpression=f"SET {attribute} = :v",
+            ExpressionAttributeValues={":v": {"N": "1900000000"}},
+            ReturnConsumedCapacity="INDEXES",
+        )["ConsumedCapacity"]
+
+    refreshed = update("expires_at")  # projected (INCLUDE)
+    assert refreshed["LocalSecondaryIndexes"] == {RECENCY_INDEX: {"CapacityUnits": 2.0}}
+    assert refreshed["CapacityUnits"] == 2.0 + 2.0
+    embedded = update("embedding_version")  # not projected
+    assert "LocalSecondaryIndexes" not in embedded
+    assert embedded["CapacityUnits"] == 2.0
+
+
 def test_batch_write_sums_each_request_per_table(client: Any) -> None:
     answer = client.batch_write_item(
         RequestItems={
@@ -181,3 +206,48 @@ def test_a_transaction_costs_twice_its_writes(client: Any) -> None:
         TransactItems=[{"Put": {"TableName": TABLE, "Item": item("c", 10)}}]
     )
     assert "ConsumedCapacity" not in plain
+
+
+def test_a_transactions_local_index_writes_cost_twice_too(client: Any) -> None:
+    """Transactions double every write, the recency index's entry writes included: the
+    same writes cost, in a transaction, exactly twice what they cost alone."""
+    key = {"PK": {"S": "t.u"}, "SK": {"S": "k#a"}}
+    moved = {
+        "TableName": TABLE,
+        "Key": key,
+        "UpdateExpression": "SET recency = :r",
+        "ExpressionAttributeValues": {":r": {"S": "2026-01-02"}},
+    }
+    alone = [
+        client.put_item(
+            TableName=TABLE, Item=item("a", 1500, "2026-01-01"), ReturnConsumedCapacity="INDEXES"
+        ),
+        client.update_item(**moved, ReturnConsumedCapacity="INDEXES"),  # moves in the index
+        client.delete_item(TableName=TABLE, Key=key, ReturnConsumedCapacity="INDEXES"),
+    ]
+    single = [a["ConsumedCapacity"] for a in alone]
+    assert [c["LocalSecondaryIndexes"][RECENCY_INDEX]["CapacityUnits"] for c in single] == [
+        2.0,  # enters: one ~1.5 KB entry
+        4.0,  # moves: delete the old entry, put the new one
+        2.0,  # leaves
+    ]
+    transactions = [
+        [{"Put": {"TableName": TABLE, "Item": item("a", 1500, "2026-01-01")}}],
+        [{"Update": moved}],
+        [{"Delete": {"TableName": TABLE, "Key": key}}],
+    ]
+    for items, once in zip(transactions, single, strict=True):
+        [twice] = client.transact_write_items(
+            TransactItems=items, ReturnConsumedCapacity="INDEXES"
+        )["ConsumedCapacity"]
+        assert twice == {
+            "TableName": TABLE,
+            "CapacityUnits": 2 * once["CapacityUnits"],
+            "Table": {"CapacityUnits": 2 * once["Table"]["CapacityUnits"]},
+            "LocalSecondaryIndexes": {
+                RECENCY_INDEX: {
+                    "CapacityUnits": 2
+                    * once["LocalSecondaryIndexes"][RECENCY_INDEX]["CapacityUnits"]
+                }
+            },
+        }

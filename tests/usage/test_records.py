@@ -12,11 +12,14 @@ from typing import Any
 
 import pytest
 from aws_lambda_powertools import Logger
+from botocore.exceptions import ClientError
 from langgraph.store.base import GetOp, PutOp
 from langgraph.store.dynamodb import DynamoDBStore, reindex
 from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS, StreamConsumer
-from langgraph.store.dynamodb.table.usage import EMBED, UsageLogSink, UsageRecord
+from langgraph.store.dynamodb.table.usage import EMBED, UsageLogSink, UsageRecord, usage_records
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, drain_stream, mock_aws
+
+from tests.fault.layer import UNPROCESSED, FaultLayer
 
 TABLE = "usage"
 DIMS = 32
@@ -147,6 +150,136 @@ def test_a_batch_over_two_groups_splits_what_dynamodb_reported(emulated: None) -
     assert shares["acme.u1"] == pytest.approx(3 * shares["beta.u2"])
 
 
+def batch_write_units(records: list[UsageRecord]) -> dict[str, float]:
+    units: Counter[str] = Counter()
+    for r in records:
+        if r.operation == "BatchWriteItem":
+            units[r.tenant] += r.write_units
+    return dict(units)
+
+
+def test_unprocessed_writes_are_billed_once_to_the_tenant_whose_rows_they_are(
+    emulated: None,
+) -> None:
+    """A BatchWriteItem DynamoDB half-applies (`UnprocessedItems`, retried until done)
+    bills each tenant what its rows cost written once, as the same batch applied whole."""
+    ops = [PutOp(("acme", "u1"), str(n), {"text": "x" * 2500}) for n in range(4)]
+    ops += [PutOp(("beta", "u2"), str(n), {"text": "small"}) for n in range(4)]
+
+    def billed(table: str, unprocessed: bool) -> dict[str, float]:
+        records: list[UsageRecord] = []
+        store = make_store(table, on_usage=records.append)
+        faults = FaultLayer(
+            store.client,
+            rate=1.0 if unprocessed else 0.0,
+            kinds=(UNPROCESSED,),
+            when=lambda operation, _: operation == "BatchWriteItem",
+        )
+        records.clear()
+        store.batch(ops)
+        assert faults.injected[UNPROCESSED] >= (2 if unprocessed else 0)
+        return batch_write_units(records)
+
+    whole = billed("whole", unprocessed=False)
+    assert whole["acme.u1"] > 2 * whole["beta.u2"] > 0
+    retried = billed("retried", unprocessed=True)
+    assert retried == pytest.approx(whole)
+
+
+def test_a_batch_write_bills_only_the_rows_it_applied() -> None:
+    """`usage_records` on answers with `UnprocessedItems`: the units go to the groups of
+    the rows applied; the rows left are billed by the retry that applies them."""
+    acme = [
+        {"PutRequest": {"Item": {"PK": {"S": "acme.u1.notes"}, "SK": {"S": f"k#{n}"}}}}
+        for n in range(2)
+    ]
+    beta = [{"DeleteRequest": {"Key": {"PK": {"S": "beta.u2"}, "SK": {"S": "k#0"}}}}]
+    ours = {"TableName": TABLE, "CapacityUnits": 2.0}
+
+    def billed(requests: list[dict[str, Any]], left: list[dict[str, Any]], units: float) -> Any:
+        params = {"RequestItems": {TABLE: requests}}
+        answer: dict[str, Any] = {"ConsumedCapacity": [{**ours, "CapacityUnits": units}]}
+        if left:
+            answer["UnprocessedItems"] = {TABLE: left}
+        return {r.tenant: r.write_units for r in usage_records("BatchWriteItem", params, answer, 0)}
+
+    assert billed(acme + beta, beta, 2.0) == {"acme.u1": 2.0}
+    assert billed(acme + beta, acme, 1.0) == {"beta.u2": 1.0}
+    assert billed(beta, [], 1.0) == {"beta.u2": 1.0}
+    assert billed(acme + beta, [], 3.0) == {"acme.u1": 2.0, "beta.u2": 1.0}
+
+
+def test_each_search_and_listing_is_billed_to_its_tenant(emulated: None) -> None:
+    """Queries naming the partition as `PK = :pk` (the recency index, the registry) count
+    for the group they read, not the shared rows."""
+    records: list[UsageRecord] = []
+    store = make_store(on_usage=records.append)
+    store.put(("acme", "u1", "notes"), "a", {"text": "hello"})
+    store.put(("beta", "u2"), "b", {"text": "small"})
+    for tenant, read in (
+        ("acme.u1", lambda: store.search(("acme", "u1", "notes"), limit=5)),
+        ("acme.u1", lambda: store.search(("acme", "u1"), limit=5)),
+        ("beta.u2", lambda: store.list_namespaces(prefix=("beta", "u2"))),
+    ):
+        records.clear()
+        read()
+        queried = {r.tenant for r in records if r.operation == "Query"}
+        assert queried == {tenant}
+
+
+def test_answers_without_capacity_give_no_record_and_no_error(
+    emulated: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A write refused on its condition answers without capacity (as DynamoDB does): no
+    record, and nothing logged as a failure to attribute it."""
+    records: list[UsageRecord] = []
+    store = make_store(on_usage=records.append)
+    row = {"PK": {"S": "acme.u1"}, "SK": {"S": "k#a"}}
+    store.client.put_item(TableName=TABLE, Item=row)
+    records.clear()
+    with caplog.at_level(logging.ERROR), pytest.raises(ClientError):
+        store.client.put_item(
+            TableName=TABLE, Item=row, ConditionExpression="attribute_not_exists(PK)"
+        )
+    assert records == []
+    assert caplog.records == []
+
+
+def test_a_batch_deleting_group_rows_bills_the_groups_they_name() -> None:
+    """A `._groups` row (a purge deletes it, a copy writes it) counts for the group it
+    names, in a batch as in a single write."""
+    batch = {
+        "RequestItems": {
+            TABLE: [
+                {"DeleteRequest": {"Key": {"PK": {"S": "._groups"}, "SK": {"S": "acme.u1."}}}},
+                {"DeleteRequest": {"Key": {"PK": {"S": "beta.u2"}, "SK": {"S": "k#a"}}}},
+            ]
+        }
+    }
+    answer = {"ConsumedCapacity": [{"TableName": TABLE, "CapacityUnits": 2.0}]}
+    shares = {r.tenant: r.write_units for r in usage_records("BatchWriteItem", batch, answer, 0)}
+    assert shares == {"acme.u1": 1.0, "beta.u2": 1.0}
+
+
+def test_the_consumer_flushes_a_buffering_sink_after_each_batch(emulated: None) -> None:
+    """A Lambda invocation can be the last before the environment freezes: the consumer
+    writes a windowed sink's sums at the end of every batch, not when the window ends."""
+    store = DynamoDBStore(TABLE, region_name="us-east-1", index=index("stream"))  # type: ignore[arg-type]
+    store.setup()
+    out = io.StringIO()
+    sink = UsageLogSink(
+        Logger(service="usage-consumer", logger_handler=logging.StreamHandler(out)),
+        window_seconds=3600,
+    )
+    consumer = StreamConsumer(
+        TABLE, region_name="us-east-1", embeddings=LexicalEmbeddings(dims=DIMS), on_usage=sink
+    )
+    store.put(("acme", "u1"), "a", {"text": "stream me"})
+    assert drain_stream(TABLE, consumer.handle, filter_patterns=FILTER_PATTERNS).ok
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert {(line["tenant"], line["operation"]) for line in lines} >= {("acme.u1", EMBED)}
+
+
 def test_a_failing_hook_never_fails_the_store(
     emulated: None, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -196,9 +329,9 @@ def test_the_log_sink_writes_one_json_object_per_tenant_and_window() -> None:
     assert out.getvalue() == ""  # summed until the window passes or a flush
     sink.flush()
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
-    assert sorted((line["tenant"], line["read_units"]) for line in lines) == [
-        ("acme.u1", 1.5),
-        ("beta.u2", 1.0),
+    assert sorted((line["tenant"], line["read_units"], line["at"]) for line in lines) == [
+        ("acme.u1", 1.5, 2),  # a window's sum is stamped with its latest record
+        ("beta.u2", 1.0, 1),
     ]
     assert all(line["operation"] == "Query" and line["table"] == TABLE for line in lines)
 
