@@ -1,10 +1,7 @@
 """The Agent Server, live: `langgraph dev` (langgraph-cli with the in-memory runtime,
 installed by `make install`) serves `examples/agent_server/langgraph.json`, whose store
 and checkpointer are this project's, against the emulated endpoint. A client drives it
-through langgraph-sdk across a restart of the server, as a user's front end would.
-
-The server runs without `--allow-blocking`: a blocking call of the store or the saver on
-its event loop fails the run, so this also proves both stay off the loop."""
+through langgraph-sdk across a restart of the server, as a user's front end would."""
 
 from __future__ import annotations
 
