@@ -150,28 +150,29 @@ def _ids(history: list[Any]) -> list[str]:
     return [state["checkpoint"]["checkpoint_id"] for state in history]
 
 
+async def _say(client: Any, thread_id: str, text: str) -> list[dict[str, Any]]:
+    """One run of the example's agent on the thread; the messages it ends with."""
+    state = await client.runs.wait(
+        thread_id,
+        "support_agent",
+        input={"messages": [{"role": "user", "content": text}]},
+        context={"user_id": USER},
+    )
+    assert isinstance(state, dict), state
+    return list(state["messages"])
+
+
 async def test_a_thread_and_its_memories_outlive_a_server_restart(
     agent_server: AgentServer, endpoint: str
 ) -> None:
     agent_server.start()
-    client = sdk.get_client(url=agent_server.url)
-    thread_id = (await client.threads.create())["thread_id"]
-
-    async def say(text: str) -> list[dict[str, Any]]:
-        state = await client.runs.wait(
-            thread_id,
-            "support_agent",
-            input={"messages": [{"role": "user", "content": text}]},
-            context={"user_id": USER},
-        )
-        assert isinstance(state, dict), state
-        return list(state["messages"])
-
-    assert (await say(f"Remember: {FACT}"))[-1]["content"] == "saved m1"
-    replies = await say("How should we contact this user, email or phone?")
-    assert replies[-1]["content"].endswith(FACT)  # recalled from the store
-    before = await client.threads.get_state(thread_id)
-    history = await client.threads.get_history(thread_id, limit=100)
+    async with sdk.get_client(url=agent_server.url) as client:
+        thread_id = (await client.threads.create())["thread_id"]
+        assert (await _say(client, thread_id, f"Remember: {FACT}"))[-1]["content"] == "saved m1"
+        replies = await _say(client, thread_id, "How should we contact this user, email or phone?")
+        assert replies[-1]["content"].endswith(FACT)  # recalled from the store
+        before = await client.threads.get_state(thread_id)
+        history = await client.threads.get_history(thread_id, limit=100)
     assert len(before["values"]["messages"]) == 8 and len(history) == 10
 
     assert agent_server.stop() == 0
@@ -186,15 +187,16 @@ async def test_a_thread_and_its_memories_outlive_a_server_restart(
         assert item is not None and item.value == {"text": FACT}
 
     agent_server.start()
-    client = sdk.get_client(url=agent_server.url)
-    after = await client.threads.get_state(thread_id)
-    assert after["values"] == before["values"] and after["checkpoint"] == before["checkpoint"]
-    assert _ids(await client.threads.get_history(thread_id, limit=100)) == _ids(history)
-    found = await client.store.search_items(list(MEMORIES), query="email or phone?")
-    assert [(hit["key"], hit["value"]) for hit in found["items"]] == [("m1", {"text": FACT})]
-    assert found["items"][0]["score"] > 0  # a semantic hit, through the vector index
-    # The thread goes on from where the table left it.
-    resumed = await say("email or phone?")
+    async with sdk.get_client(url=agent_server.url) as client:
+        after = await client.threads.get_state(thread_id)
+        assert after["values"] == before["values"]
+        assert after["checkpoint"] == before["checkpoint"]
+        assert _ids(await client.threads.get_history(thread_id, limit=100)) == _ids(history)
+        found = await client.store.search_items(list(MEMORIES), query="email or phone?")
+        assert [(hit["key"], hit["value"]) for hit in found["items"]] == [("m1", {"text": FACT})]
+        assert found["items"][0]["score"] > 0  # a semantic hit, through the vector index
+        # The thread goes on from where the table left it.
+        resumed = await _say(client, thread_id, "email or phone?")
     assert resumed[:8] == before["values"]["messages"]
     assert resumed[-1]["content"].endswith(FACT)
 
