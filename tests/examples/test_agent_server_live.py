@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.testing import local_endpoint
 
 from tests.cli.conftest import free_port
+from tests.support import scan_table
 
 NEEDS = "needs the agent-server extra (pip install -e '.[agent-server]'): "
 pytest.importorskip("langgraph_cli", reason=NEEDS + "langgraph-cli is not installed")
@@ -146,6 +148,12 @@ def agent_server(endpoint: str, tmp_path: Path) -> Iterator[AgentServer]:
         server.kill()
 
 
+def _rows_naming(thread_id: str, endpoint: str) -> list[dict[str, Any]]:
+    """The census: every row of the table, whatever its kind, that names the thread."""
+    client = boto3.client("dynamodb", endpoint_url=endpoint)
+    return [row for row in scan_table(client, TABLE) if thread_id in repr(row)]
+
+
 def _ids(history: list[Any]) -> list[str]:
     return [state["checkpoint"]["checkpoint_id"] for state in history]
 
@@ -182,6 +190,7 @@ async def test_a_thread_and_its_memories_outlive_a_server_restart(
         assert saver.threads() == [thread_id]
         stored = saver.list({"configurable": {"thread_id": thread_id}})
         assert [c.config["configurable"]["checkpoint_id"] for c in stored] == _ids(history)
+    assert _rows_naming(thread_id, endpoint)
     with DynamoDBStore(TABLE, endpoint_url=endpoint) as store:
         item = store.get(MEMORIES, "m1")
         assert item is not None and item.value == {"text": FACT}
@@ -197,10 +206,16 @@ async def test_a_thread_and_its_memories_outlive_a_server_restart(
         assert found["items"][0]["score"] > 0  # a semantic hit, through the vector index
         # The thread goes on from where the table left it.
         resumed = await _say(client, thread_id, "email or phone?")
-    assert resumed[:8] == before["values"]["messages"]
-    assert resumed[-1]["content"].endswith(FACT)
-
+        assert resumed[:8] == before["values"]["messages"]
+        assert resumed[-1]["content"].endswith(FACT)
+        # Deleting the thread through the server erases it from the table; the user's
+        # memories stay (they belong to the user, not to the thread).
+        await client.threads.delete(thread_id)
     assert agent_server.stop() == 0
+    assert _rows_naming(thread_id, endpoint) == []
+    with DynamoDBStore(TABLE, endpoint_url=endpoint) as store:
+        assert store.get(MEMORIES, "m1") is not None
+
     log = agent_server.log.read_text(errors="replace")
     assert log.count("Using custom checkpointer: DynamoDBSaver") == 2
     assert log.count("Using custom store: <langgraph.store.dynamodb.") == 2
