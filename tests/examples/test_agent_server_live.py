@@ -28,7 +28,7 @@ from tests.support import scan_table
 
 NEEDS = "needs the agent-server extra (pip install -e '.[agent-server]'): "
 pytest.importorskip("langgraph_cli", reason=NEEDS + "langgraph-cli is not installed")
-pytest.importorskip("langgraph_runtime_inmem", reason=NEEDS + "langgraph-cli[inmem] is not")
+pytest.importorskip("langgraph_runtime_inmem", reason=NEEDS + "its runtime is not installed")
 sdk = pytest.importorskip("langgraph_sdk", reason=NEEDS + "langgraph-sdk is not installed")
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "agent_server"
@@ -41,7 +41,7 @@ FACT = "prefers email, never phone calls"
 STARTUP_SECONDS = 180.0
 STOP_SECONDS = 60.0
 # `langgraph dev` of this venv, as a user runs it, minus what a test cannot have: a
-# browser, and a reloader (a child process that would outlive a killed parent).
+# browser, and a reloader (it restarts the server, in a child process, on file changes).
 DEV = (sys.executable, "-m", "langgraph_cli", "dev", "--no-browser", "--no-reload")
 
 
