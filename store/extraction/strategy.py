@@ -16,7 +16,8 @@ from typing import Any, ClassVar, TypeVar
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .candidates import Candidate
+from .candidates import Candidate, Provenance
+from .errors import MalformedAnswerError
 from .transcript import Transcript
 
 # `{name}` placeholders of a namespace template label.
@@ -98,11 +99,56 @@ class Strategy(BaseModel, ABC):
         """The strategy as stored in the config: its kind and fields."""
         return {"kind": self.kind, **self.model_dump(mode="json", exclude_defaults=False)}
 
+    def candidates(
+        self,
+        transcript: Transcript,
+        found: Sequence[tuple[Mapping[str, Any], Sequence[str]]],
+        model: BaseChatModel,
+    ) -> list[Candidate]:
+        """Candidates from what a model answered: each `(content, message_ids)` with its
+        provenance; ordinals count the candidates drawn from the same messages. Raises
+        `MalformedAnswerError` when an answer names no message or one not in the window
+        (garbage is never written)."""
+        by_id = {m.message_id: m for m in transcript.messages}
+        seen: dict[tuple[str, ...], int] = {}
+        made = []
+        for content, message_ids in found:
+            ids = tuple(dict.fromkeys(message_ids))
+            unknown = [i for i in ids if i not in by_id]
+            if not ids:
+                raise MalformedAnswerError("the answer names no message for a memory")
+            if unknown:
+                raise MalformedAnswerError(
+                    f"the answer names messages not in the window: {unknown}"
+                )
+            ordinal = seen.get(tuple(sorted(ids)), 0)
+            seen[tuple(sorted(ids))] = ordinal + 1
+            provenance = Provenance(
+                tenant=transcript.tenant,
+                thread_id=transcript.thread_id,
+                checkpoint_ids=tuple(dict.fromkeys(by_id[i].checkpoint_id for i in ids)),
+                message_ids=ids,
+                strategy=self.name,
+                model=model_name(model),
+                prompt_version=self.prompt_version,
+            )
+            made.append(Candidate(content=dict(content), provenance=provenance, ordinal=ordinal))
+        return made
+
     @abstractmethod
     def extract(self, transcript: Transcript, model: BaseChatModel) -> Sequence[Candidate]:
         """The candidate memories in `transcript`, from one structured-output call of
         `model`. Raises `MalformedAnswerError` when the answer does not fit (the caller
         retries once). Returns no candidate when nothing is worth remembering."""
+
+
+def model_name(model: BaseChatModel) -> str:
+    """The model id a chat model calls (`ChatBedrockConverse.model_id`), else its class."""
+    for attribute in ("model_id", "model_name", "model"):
+        value = getattr(model, attribute, None)
+        if isinstance(value, str) and value:
+            return value
+    return type(model).__name__
 
 
 StrategyType = TypeVar("StrategyType", bound=type[Strategy])
