@@ -193,7 +193,7 @@ MEMORY_COUNT = "memory_count"
 # A daily token count.
 TOKENS_USED = "tokens_used"
 # A ledger row: the memory's encoded namespace and key.
-MEMORY_NAMESPACE = "memory_namespace"
-MEMORY_KEY = "memory_key"
+MEMORY_NAMESPACE = "ledger_namespace"
+MEMORY_KEY = "ledger_key"
 # The extraction config row: its JSON.
 EXTRACTION_SETTINGS = "extraction_settings"

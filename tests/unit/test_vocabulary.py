@@ -70,6 +70,11 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
         "items/model_pin.py": {"model", "normalize"},
         "table/permissions.py": {"model"},
     },
+    "an extraction's names: a memory's provenance fields, a namespace template's "
+    "placeholders, a strategy's settings, a chat model's attributes": {
+        "extraction/candidates.py": {"model", "tenant", "thread_id"},
+        "extraction/strategy.py": {"model", "namespace", "tenant", "thread_id"},
+    },
     "the lexical embedder's stopword and word feature prefix": {
         "embedders/lexical.py": {"i", "w:"},
     },
