@@ -14,7 +14,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from .candidates import Candidate, Provenance
 from .errors import MalformedAnswerError
@@ -23,7 +31,9 @@ from .transcript import Transcript
 # `{name}` placeholders of a namespace template label.
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # Values every thread has, whatever its metadata.
-THREAD_VALUES = ("tenant", "thread_id")
+TENANT_VALUE = "tenant"
+THREAD_VALUE = "thread_id"
+THREAD_VALUES = (TENANT_VALUE, THREAD_VALUE)
 
 
 class Trigger(BaseModel):
@@ -95,9 +105,10 @@ class Strategy(BaseModel, ABC):
         """The template filled with a thread's values (KeyError names a missing one)."""
         return tuple(PLACEHOLDER.sub(lambda m: values[m[1]], label) for label in self.namespace)
 
-    def settings(self) -> dict[str, Any]:
-        """The strategy as stored in the config: its kind and fields."""
-        return {"kind": self.kind, **self.model_dump(mode="json", exclude_defaults=False)}
+    @model_serializer(mode="wrap")
+    def _with_kind(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Stored with its `kind`, which names the class that reads it back."""
+        return {"kind": self.kind, **handler(self)}
 
     def candidates(
         self,

@@ -59,6 +59,7 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
         "checkpoint/saver.py": {"thread_id"},
         "cli/target.py": {"tenant"},
         "demo/agent.py": {"thread_id"},
+        "extraction/reader.py": {"thread_id"},
         "items/namespaces.py": {"prefix"},
     },
     "a prefix rule of Lambda's event filtering": {
