@@ -238,24 +238,22 @@ class Extractor:
                 skipped="another run holds the thread",
                 retry_after=config.lease_seconds,
             )
-        written: list[Memory] = []
+        run = _Run(self, config, strategy, cursor, owner, state)
         try:
-            if state is None:
-                self._cursors.delete(cursor, owner)
-                return StrategyRun(strategy.name, skipped="the thread has no checkpoint")
-            return _Run(self, config, strategy, cursor, owner, state, written).go(force)
+            return run.go(force)
         except CursorGoneError:
-            self._undo(written)
+            self._undo(run.written)
             return StrategyRun(strategy.name, skipped="the thread was purged during the run")
         except LeaseLostError:
             return StrategyRun(
                 strategy.name, skipped="the run's lease lapsed; another run took over"
             )
         except Exception as error:
+            reason = f"{strategy.name}: {type(error).__name__}: {error}"
+            with contextlib.suppress(Exception):
+                run.record(f"failed: {reason}")
             checkpoint = state.checkpoint_id if state is not None else None
-            raise ExtractionError(
-                tenant, thread_id, checkpoint, f"{strategy.name}: {error}"
-            ) from error
+            raise ExtractionError(tenant, thread_id, checkpoint, reason) from error
         finally:
             with contextlib.suppress(Exception):
                 self._cursors.release(cursor, owner)
@@ -404,8 +402,7 @@ class _Run:
         strategy: Strategy,
         cursor: Cursor,
         owner: str,
-        state: ThreadState,
-        written: list[Memory],
+        state: ThreadState | None,
     ) -> None:
         self.x = extractor
         self.config = config
@@ -413,11 +410,14 @@ class _Run:
         self.cursor = cursor
         self.owner = owner
         self.state = state
-        self.written = written
+        self.written: list[Memory] = []
         self.calls = self.input_tokens = self.output_tokens = self.unchanged = 0
 
     def go(self, force: bool) -> StrategyRun:
         state, cursor = self.state, self.cursor
+        if state is None:
+            self.x._cursors.delete(cursor, self.owner)
+            return self._report(skipped="the thread has no checkpoint")
         pending = state.after(cursor.message_id)
         tokens = sum(count_tokens(m) for m in pending)
         wait = self.strategy.trigger.wait(len(pending), tokens, clock.now() - state.written_at)
@@ -491,6 +491,11 @@ class _Run:
                 (THREADS, self.cursor.tenant), tally.calls, tally.input_tokens, tally.output_tokens
             )
             self.x._budget.spend(self.cursor.tenant, tokens, clock.now())
+
+    def record(self, error: str) -> None:
+        """Record `error` on the cursor without moving it."""
+        cursor = self.cursor
+        self._advance(cursor.checkpoint_id, cursor.message_id, 0, cursor.lag, error)
 
     def _advance(
         self,
