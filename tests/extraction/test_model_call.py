@@ -51,7 +51,7 @@ def test_a_users_own_chat_model_plugs_in(scripted: tuple[Tables, ScriptedChatMod
 def test_a_refusal_is_retried_once_then_recorded_and_nothing_written(
     scripted: tuple[Tables, ScriptedChatModel],
 ) -> None:
-    tables, model = scripted
+    tables, _ = scripted
     checkpoint = tables.say("t1", "I prefer tea.")
     (run,) = tables.extractor.run(TENANT, "t1").runs
     assert run.model_calls == 2 and run.written == ()
