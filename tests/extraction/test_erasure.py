@@ -5,7 +5,6 @@ lands."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import boto3
