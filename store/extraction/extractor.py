@@ -21,7 +21,7 @@ from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.usage import THREADS
 
 from .budget import Budget, seconds_to_next_day
-from .config import ExtractionConfig, TenantOverride
+from .config import ExtractionConfig, ExtractionConfigError, TenantOverride
 from .consolidation import Add, AddEach, Consolidator
 from .cursor import Cursor, CursorGoneError, Cursors, LeaseLostError
 from .errors import ExtractionError
@@ -202,7 +202,13 @@ class Extractor:
     def _run(
         self, tenant: str, thread_id: str, *, only: Sequence[str] | None, force: bool
     ) -> RunReport:
-        config, override = self._settings.load(_tenant(tenant))
+        try:
+            config, override = self._settings.load(_tenant(tenant))
+        except ExtractionConfigError:
+            raise
+        except Exception as error:
+            reason = f"reading the config: {type(error).__name__}: {error}"
+            raise ExtractionError(tenant, thread_id, None, reason) from error
         if override is not None and not override.enabled:
             off = "extraction is off for this tenant"
             return RunReport(

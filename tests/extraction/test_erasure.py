@@ -5,6 +5,7 @@ lands."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import boto3
@@ -97,7 +98,7 @@ def race(at: int | None) -> tuple[int, list[str], list[Any]]:
             ):
                 purger = Extractor(store, saver)
                 clients = [tables.store._client, tables.saver._client, bedrock]
-                hook = PurgeAt(clients, at, lambda: purge(store, saver, purger))
+                hook = PurgeAt(clients, at, functools.partial(purge, store, saver, purger))
                 tables.extractor.run(TENANT, "t1")
                 sent = hook.sent
                 assert at is None or hook.done
