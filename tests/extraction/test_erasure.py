@@ -90,7 +90,7 @@ def race(at: int | None) -> tuple[int, list[str], list[Any]]:
         def model(model_id: str) -> ChatBedrockConverse:
             return ChatBedrockConverse(model=model_id, client=bedrock, region_name="us-east-1")
 
-        for tables in open_tables(model=model):
+        with open_tables(model=model) as tables:
             tables.say("t1", "I prefer tea. My dog is Rex.")
             with (
                 DynamoDBStore(TABLE, region_name="us-east-1") as store,
@@ -105,7 +105,6 @@ def race(at: int | None) -> tuple[int, list[str], list[Any]]:
                 left = tenant_rows(tables)
                 namespaces = tables.store.list_namespaces(prefix=("memories", TENANT))
                 return sent, left, namespaces
-    raise AssertionError("unreachable")
 
 
 def test_without_a_purge_the_run_forms_its_memories() -> None:

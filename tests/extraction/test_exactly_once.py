@@ -79,67 +79,64 @@ def position(tables: Tables, thread: str) -> tuple[str, int]:
 
 
 def check(data: st.DataObject, clock: FakeClock) -> None:
-    with mock_aws():
-        for tables in open_tables():
-            deaths = Deaths([tables.store._client, tables.saver._client])
-            said: dict[str, list[str]] = {thread: [] for thread in THREADS}
-            records: list[str] = []
-            seen: dict[str, tuple[str, int]] = {}
-            moved_back = 0
+    with mock_aws(), open_tables() as tables:
+        deaths = Deaths([tables.store._client, tables.saver._client])
+        said: dict[str, list[str]] = {thread: [] for thread in THREADS}
+        records: list[str] = []
+        seen: dict[str, tuple[str, int]] = {}
+        moved_back = 0
 
-            def deliver(thread: str, may_die: bool) -> bool:
-                nonlocal moved_back
-                die = data.draw(st.booleans()) if may_die else False
-                deaths.arm(data.draw(st.integers(0, 16)) if die else None, data.draw(st.booleans()))
-                try:
-                    tables.extractor.run(TENANT, thread)
-                    done = True
-                except ExtractionError as error:
-                    assert isinstance(error.__cause__, Crash), error
-                    done = False
-                deaths.arm(None, False)
-                now = position(tables, thread)
-                moved_back += now < seen.get(thread, ("", -1))
-                seen[thread] = max(now, seen.get(thread, ("", -1)))
-                clock.advance(1)
-                return done
+        def deliver(thread: str, may_die: bool) -> bool:
+            nonlocal moved_back
+            die = data.draw(st.booleans()) if may_die else False
+            deaths.arm(data.draw(st.integers(0, 16)) if die else None, data.draw(st.booleans()))
+            try:
+                tables.extractor.run(TENANT, thread)
+                done = True
+            except ExtractionError as error:
+                assert isinstance(error.__cause__, Crash), error
+                done = False
+            deaths.arm(None, False)
+            now = position(tables, thread)
+            moved_back += now < seen.get(thread, ("", -1))
+            seen[thread] = max(now, seen.get(thread, ("", -1)))
+            clock.advance(1)
+            return done
 
-            unused = list(SENTENCES)
-            for _ in range(data.draw(st.integers(1, 4))):
-                thread = data.draw(st.sampled_from(THREADS))
-                sentences = data.draw(
-                    st.lists(st.sampled_from(unused), min_size=1, max_size=2, unique=True)
-                )
-                unused = [s for s in unused if s not in sentences]
-                tables.say(thread, ". ".join(sentences), user="u1")
-                said[thread].extend(sentences)
-                records.append(thread)
-                for index in data.draw(st.lists(st.integers(0, len(records) - 1), max_size=3)):
-                    deliver(records[index], may_die=True)
-                if not unused:
-                    break
-            failed: list[str] = []
-            for thread in data.draw(st.permutations(records * 3)):
-                if not deliver(thread, may_die=True):
-                    failed.append(thread)
-            clock.advance(tables.extractor.config().lease_seconds + 1)  # dead runs' leases lapse
-            for thread in failed + list(dict.fromkeys(records)):
-                assert deliver(thread, may_die=False)
-
-            memories = tables.store.search(NAMESPACE, limit=100)
-            formed = Counter(
-                (m.value["provenance"]["thread_id"], m.value["text"]) for m in memories
+        unused = list(SENTENCES)
+        for _ in range(data.draw(st.integers(1, 4))):
+            thread = data.draw(st.sampled_from(THREADS))
+            sentences = data.draw(
+                st.lists(st.sampled_from(unused), min_size=1, max_size=2, unique=True)
             )
-            expected = Counter(
-                (thread, fact["text"])
-                for thread, sentences in said.items()
-                for sentence in sentences
-                for fact in extract_facts(f"[x] human: {sentence}")
-            )
-            assert sum(n - 1 for n in formed.values() if n > 1) == 0, "duplicates"
-            assert expected - formed == Counter(), "skipped messages"
-            assert formed == expected
-            assert moved_back == 0, "cursors moved back"
+            unused = [s for s in unused if s not in sentences]
+            tables.say(thread, ". ".join(sentences), user="u1")
+            said[thread].extend(sentences)
+            records.append(thread)
+            for index in data.draw(st.lists(st.integers(0, len(records) - 1), max_size=3)):
+                deliver(records[index], may_die=True)
+            if not unused:
+                break
+        failed: list[str] = []
+        for thread in data.draw(st.permutations(records * 3)):
+            if not deliver(thread, may_die=True):
+                failed.append(thread)
+        clock.advance(tables.extractor.config().lease_seconds + 1)  # dead runs' leases lapse
+        for thread in failed + list(dict.fromkeys(records)):
+            assert deliver(thread, may_die=False)
+
+        memories = tables.store.search(NAMESPACE, limit=100)
+        formed = Counter((m.value["provenance"]["thread_id"], m.value["text"]) for m in memories)
+        expected = Counter(
+            (thread, fact["text"])
+            for thread, sentences in said.items()
+            for sentence in sentences
+            for fact in extract_facts(f"[x] human: {sentence}")
+        )
+        assert sum(n - 1 for n in formed.values() if n > 1) == 0, "duplicates"
+        assert expected - formed == Counter(), "skipped messages"
+        assert formed == expected
+        assert moved_back == 0, "cursors moved back"
 
 
 @settings(
