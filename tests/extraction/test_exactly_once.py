@@ -1,6 +1,8 @@
 """Exactly-once effect: each stream record of a thread's checkpoints delivered three times,
 in any order, with the extraction dying at any request (before it is applied, or after,
-with its answer lost) and retried as Lambda retries, still yields each memory once:
+with its answer lost) and retried as Lambda retries, and faults the clients retry
+(`tests.fault.layer`: throttling, timeouts before and after a request applies, resets,
+partial batches), still yields each memory once:
 0 duplicates, 0 skipped messages, 0 cursors moved back.
 
 A death stops every later request of that run (its lease is never released: the retry
@@ -18,6 +20,7 @@ from langgraph.store.dynamodb.extraction import ExtractionError
 from langgraph.store.dynamodb.testing import mock_aws
 from langgraph.store.dynamodb.testing.extractor import extract_facts
 
+from tests.fault.layer import FaultLayer
 from tests.support import FakeClock
 
 from .conftest import NAMESPACE, TENANT, Tables, open_tables
@@ -80,7 +83,12 @@ def position(tables: Tables, thread: str) -> tuple[str, int]:
 
 def check(data: st.DataObject, clock: FakeClock) -> None:
     with mock_aws(), open_tables() as tables:
-        deaths = Deaths([tables.store._client, tables.saver._client])
+        clients = [tables.store._client, tables.saver._client]
+        # Throttling, server errors, timeouts (before and after the request applies),
+        # resets and partial batches, which the clients retry, under the deaths.
+        seed = data.draw(st.integers(0, 2**16))
+        faults = [FaultLayer(c, rate=0.03, seed=seed + i) for i, c in enumerate(clients)]
+        deaths = Deaths(clients)
         said: dict[str, list[str]] = {thread: [] for thread in THREADS}
         records: list[str] = []
         seen: dict[str, tuple[str, int]] = {}
@@ -121,6 +129,8 @@ def check(data: st.DataObject, clock: FakeClock) -> None:
         for thread in data.draw(st.permutations(records * 3)):
             if not deliver(thread, may_die=True):
                 failed.append(thread)
+        for layer in faults:
+            layer.enabled = False
         clock.advance(tables.extractor.config().lease_seconds + 1)  # dead runs' leases lapse
         for thread in failed + list(dict.fromkeys(records)):
             assert deliver(thread, may_die=False)
@@ -140,7 +150,7 @@ def check(data: st.DataObject, clock: FakeClock) -> None:
 
 
 @settings(
-    max_examples=8,
+    max_examples=6,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
