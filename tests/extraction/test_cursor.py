@@ -59,21 +59,14 @@ def test_an_advance_whose_answer_was_lost_is_not_a_lost_lease(
     tables, table = cursors
     cursor = table.acquire(TENANT, "t1", "facts", "a", until=100, now=0)
     assert cursor is not None
-    layer = FaultLayer(
-        tables.store._client,
-        rate=1.0,
-        kinds=(TIMEOUT_AFTER,),
-        when=lambda op, _: op == "UpdateItem",
-    )
-    layer.rate = 1.0
     once = {"done": False}
 
-    def first_only(operation: str, _: object) -> bool:
+    def first_update(operation: str, _: object) -> bool:
         hit = operation == "UpdateItem" and not once["done"]
         once["done"] = once["done"] or hit
         return hit
 
-    layer.when = first_only
+    layer = FaultLayer(tables.store._client, rate=1.0, kinds=(TIMEOUT_AFTER,), when=first_update)
     moved = table.advance(
         cursor, "a", checkpoint_id="c1", message_id="m2", memories=2, lag=0, error=None, now=1
     )
