@@ -52,12 +52,12 @@ class Tables:
 
 
 @contextmanager
-def open_tables(**extractor_options: Any) -> Iterator[Tables]:
-    """The tables and an extractor (built with `extractor_options`) on the emulation
-    already running."""
+def open_tables(on_usage: Any = None, **extractor_options: Any) -> Iterator[Tables]:
+    """The tables (the store reporting usage to `on_usage`) and an extractor (built with
+    `extractor_options`) on the emulation already running."""
     index = {"dims": 16, "embed": embedder("lexical", 16), "fields": ["text"]}
     with (
-        DynamoDBStore(TABLE, region_name="us-east-1", index=index) as store,  # type: ignore[arg-type]
+        DynamoDBStore(TABLE, region_name="us-east-1", index=index, on_usage=on_usage) as store,  # type: ignore[arg-type]
         DynamoDBSaver(TABLE, region_name="us-east-1", tenant_key="tenant") as saver,
     ):
         store.setup()

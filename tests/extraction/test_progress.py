@@ -72,14 +72,16 @@ def test_replay_rewrites_the_same_memories(tables: Tables) -> None:
 
 def test_tokens_are_usage_records_billed_to_the_tenant() -> None:
     records: list[UsageRecord] = []
-    with mock_aws(), open_tables() as tables:
-        tables.store._usage.hook = records.append
+    with mock_aws(), open_tables(on_usage=records.append) as tables:
         tables.say("t1", "I prefer tea.")
         (run,) = tables.extractor.run(TENANT, "t1").runs
     calls = [r for r in records if r.operation == CONVERSE]
     assert [(r.group, r.model_calls) for r in calls] == [((".threads", TENANT), 1)]
     assert calls[0].input_tokens == run.input_tokens > 0
     assert calls[0].output_tokens == run.output_tokens > 0
+    # the cursor's updates are the tenant's, as its threads are; the memory's its group's
+    updated = {r.group for r in records if r.operation == "UpdateItem"}
+    assert updated == {(".threads", TENANT), ("memories", TENANT)}
 
 
 @pytest.fixture
