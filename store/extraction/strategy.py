@@ -1,0 +1,183 @@
+"""A strategy: what to extract from a thread, where the memories go, when to run, and with
+which model. Strategies are pydantic models (their settings are their fields, stored in the
+table's extraction config), registered by `kind` so a config names them as data.
+
+A new strategy subclasses `Strategy`, sets `kind` and `prompt_version`, implements
+`extract` and is registered with `@register`.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
+
+from .candidates import Candidate, Provenance
+from .errors import MalformedAnswerError
+from .transcript import Transcript
+
+# `{name}` placeholders of a namespace template label.
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# Values every thread has, whatever its metadata.
+TENANT_VALUE = "tenant"
+THREAD_VALUE = "thread_id"
+THREAD_VALUES = (TENANT_VALUE, THREAD_VALUE)
+
+
+class Trigger(BaseModel):
+    """When a strategy runs for a thread: after `messages` new messages, after `tokens`
+    new tokens (approximate count), or once the thread has been idle for `idle_seconds`
+    (its newest checkpoint that old). Any condition met makes a run due; a run processes
+    every new message, so triggers that fire together fold into one run. All unset: run
+    on every new message."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    messages: int | None = Field(default=None, ge=1)
+    tokens: int | None = Field(default=None, ge=1)
+    idle_seconds: float | None = Field(default=None, ge=0)
+
+    def wait(self, new_messages: int, new_tokens: int, idle_for: float) -> float | None:
+        """Seconds until a run is due (0: due now; None: not due until more messages
+        arrive), given the thread's pending messages, tokens and idle time."""
+        if new_messages == 0:
+            return None
+        if self.messages is None and self.tokens is None and self.idle_seconds is None:
+            return 0.0
+        if self.messages is not None and new_messages >= self.messages:
+            return 0.0
+        if self.tokens is not None and new_tokens >= self.tokens:
+            return 0.0
+        if self.idle_seconds is not None:
+            return max(0.0, self.idle_seconds - idle_for)
+        return None
+
+
+class Strategy(BaseModel, ABC):
+    """One configured strategy. `name` is unique in a config and keys the thread's cursor
+    and the memories' provenance; `namespace` is a template whose labels may hold
+    `{tenant}`, `{thread_id}` and the thread's metadata keys the config declares
+    (`ExtractionConfig.thread_keys`); `model_id` overrides the deployment's model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: ClassVar[str]
+    prompt_version: ClassVar[str]
+
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
+    namespace: tuple[str, ...]
+    trigger: Trigger = Trigger()
+    model_id: str | None = None
+
+    @field_validator("namespace")
+    @classmethod
+    def _labels(cls, namespace: tuple[str, ...]) -> tuple[str, ...]:
+        if not namespace or any(not label or "." in label for label in namespace):
+            raise ValueError("needs at least one label, none empty or holding '.'")
+        return namespace
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_kind_mismatch(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("kind", cls.kind) != cls.kind:
+            raise ValueError(f"kind {data['kind']!r} is not {cls.kind!r}")
+        if isinstance(data, dict):
+            data = {k: v for k, v in data.items() if k != "kind"}
+        return data
+
+    def placeholders(self) -> set[str]:
+        """The thread values the namespace template names."""
+        return {name for label in self.namespace for name in PLACEHOLDER.findall(label)}
+
+    def namespace_for(self, values: Mapping[str, str]) -> tuple[str, ...]:
+        """The template filled with a thread's values (KeyError names a missing one)."""
+        return tuple(PLACEHOLDER.sub(lambda m: values[m[1]], label) for label in self.namespace)
+
+    @model_serializer(mode="wrap")
+    def _with_kind(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Stored with its `kind`, which names the class that reads it back."""
+        return {"kind": self.kind, **handler(self)}
+
+    def candidates(
+        self,
+        transcript: Transcript,
+        found: Sequence[tuple[Mapping[str, Any], Sequence[str]]],
+        model: BaseChatModel,
+    ) -> list[Candidate]:
+        """Candidates from what a model answered: each `(content, message_ids)` with its
+        provenance; ordinals count the candidates drawn from the same messages. Raises
+        `MalformedAnswerError` when an answer names no message or one not in the window
+        (garbage is never written)."""
+        by_id = {m.message_id: m for m in transcript.messages}
+        seen: dict[tuple[str, ...], int] = {}
+        made = []
+        for content, message_ids in found:
+            ids = tuple(dict.fromkeys(message_ids))
+            unknown = [i for i in ids if i not in by_id]
+            if not ids:
+                raise MalformedAnswerError("the answer names no message for a memory")
+            if unknown:
+                raise MalformedAnswerError(
+                    f"the answer names messages not in the window: {unknown}"
+                )
+            ordinal = seen.get(tuple(sorted(ids)), 0)
+            seen[tuple(sorted(ids))] = ordinal + 1
+            provenance = Provenance(
+                tenant=transcript.tenant,
+                thread_id=transcript.thread_id,
+                checkpoint_ids=tuple(dict.fromkeys(by_id[i].checkpoint_id for i in ids)),
+                message_ids=ids,
+                strategy=self.name,
+                model=model_name(model),
+                prompt_version=self.prompt_version,
+            )
+            made.append(Candidate(content=dict(content), provenance=provenance, ordinal=ordinal))
+        return made
+
+    @abstractmethod
+    def extract(self, transcript: Transcript, model: BaseChatModel) -> Sequence[Candidate]:
+        """The candidate memories in `transcript`, from one structured-output call of
+        `model`. Raises `MalformedAnswerError` when the answer does not fit (the caller
+        retries once). Returns no candidate when nothing is worth remembering."""
+
+
+def model_name(model: BaseChatModel) -> str:
+    """The model id a chat model calls (`ChatBedrockConverse.model_id`), else its class."""
+    for attribute in ("model_id", "model_name", "model"):
+        value = getattr(model, attribute, None)
+        if isinstance(value, str) and value:
+            return value
+    return type(model).__name__
+
+
+StrategyType = TypeVar("StrategyType", bound=type[Strategy])
+
+# kind -> strategy class, filled by `register`.
+STRATEGIES: dict[str, type[Strategy]] = {}
+
+
+def register(cls: StrategyType) -> StrategyType:
+    """Class decorator: make `cls` configurable by its `kind`."""
+    STRATEGIES[cls.kind] = cls
+    return cls
+
+
+def strategy_from(settings: Mapping[str, Any]) -> Strategy:
+    """The strategy `settings` describe (`{"kind": ..., "name": ..., ...}`); pydantic's
+    ValidationError or ValueError naming the kind when it is unknown."""
+    kind = settings.get("kind")
+    if kind not in STRATEGIES:
+        raise ValueError(f"unknown strategy kind {kind!r}; known: {', '.join(sorted(STRATEGIES))}")
+    return STRATEGIES[str(kind)].model_validate(dict(settings))
