@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .errors import ENVIRONMENT, CliError, friendly
+from .errors import ENVIRONMENT, CliError, confirm_or_decline, friendly
 from .target import Target, parse_namespace, targeted
 
 console = Console(highlight=False)
@@ -101,12 +101,11 @@ def _confirm(table: str, label: str, counted: Census) -> None:
     """Ask before erasing; a whole-table wipe must be confirmed by typing the table name."""
     console.print(_census_table(counted))
     if not counted.prefix:
-        typed = typer.prompt(f"This erases EVERY tenant of {table}. Type the table name to go on")
-        if typed != table:
-            raise CliError("Not confirmed: nothing was deleted.")
+        confirm_or_decline(
+            f"This erases EVERY tenant of {table}. Type the table name to go on", typed=table
+        )
         return
-    if not typer.confirm(f"Erase {counted.total} rows under {label} in {table}? No undo."):
-        raise CliError("Not confirmed: nothing was deleted.")
+    confirm_or_decline(f"Erase {counted.total} rows under {label} in {table}? No undo.")
 
 
 def _run(

@@ -18,7 +18,7 @@ from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from rich.table import Table
 
 from . import thread_transfer
-from .errors import NOT_FOUND, CliError, friendly, stderr
+from .errors import NOT_FOUND, CliError, confirm_or_decline, friendly, stderr
 from .files import replacing
 from .output import console, done, print_json
 from .target import Target, targeted
@@ -144,15 +144,13 @@ def rm(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
 ) -> None:
     """Delete the thread: every checkpoint, channel value and pending write, in every
-    checkpoint namespace; exit 1 when there is no such thread."""
+    checkpoint namespace; exit 1 when there is no such thread, 4 when not confirmed."""
     saver = target.saver(tenant)
     count = saver.count_checkpoints(thread_id)
     if count == 0:
         raise _no_thread(target, thread_id, tenant)
     if not yes:
-        typer.confirm(
-            f"Delete thread {thread_id!r}{_of(tenant)} ({count} checkpoint(s))?", abort=True
-        )
+        confirm_or_decline(f"Delete thread {thread_id!r}{_of(tenant)} ({count} checkpoint(s))?")
     saver.delete_thread(thread_id)
     done(
         target,
