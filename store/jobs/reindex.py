@@ -33,6 +33,7 @@ from langgraph.store.dynamodb.items.vector_writes import (
 from langgraph.store.dynamodb.table import clock, dynamo
 from langgraph.store.dynamodb.table.keys import (
     Namespace,
+    check_prefix,
     decode_namespace,
     encode_namespace,
     namespace_of_registry_key,
@@ -122,6 +123,7 @@ def reindex(
     (re-pinning it); otherwise a store whose model differs from the pinned one is refused.
     An exception from `on_progress` stops the run after its progress is saved (resume
     later)."""
+    prefix = check_prefix(prefix)
     settings = store.index_settings
     if settings is None:
         raise ValueError("reindex needs a store configured with an index (index={...}).")
