@@ -55,10 +55,12 @@ def purge_command(
         ),
     ] = None,
 ) -> None:
-    """Erase every memory, vector, index entry and registry row at or below PREFIX, then
-    read every partition under it again and report what is left (0 when complete). Never
-    scans; an interrupted purge resumes when run again. Exit 3 when rows remain (written
-    during the purge: run it again)."""
+    """Erase everything at or below PREFIX and verify what is left.
+
+    Every memory, vector, index entry and registry row goes; then every partition under
+    PREFIX is read again and what is left reported (0 when complete). Never scans; an
+    interrupted purge resumes when run again. Exit 3 when rows remain (written during the
+    purge: run it again), 4 when not confirmed."""
     scope = check_scope(parse_namespace(prefix), all_tenants=all_tenants)
     if target.json and not (yes or dry_run):
         raise CliError("--json cannot ask for confirmation: add --yes (or --dry-run).")

@@ -24,7 +24,8 @@ from .output import console, done, print_json
 from .target import Target, targeted
 
 app = typer.Typer(
-    help="Threads of the checkpointer (DynamoDBSaver) on the table: ls, show, rm, export, import.",
+    help="The checkpointer's threads (short-term memory) on the table.\n\nThe threads a "
+    "DynamoDBSaver wrote: ls, show, rm, export, import.",
     no_args_is_help=True,
 )
 
@@ -53,8 +54,10 @@ def list_threads(
     limit: Annotated[int, typer.Option(min=1, help="At most this many threads.")] = 100,
     offset: Annotated[int, typer.Option(min=0, help="Skip this many threads first.")] = 0,
 ) -> None:
-    """List thread ids, sorted, a page at a time (read from the thread registry: one
-    Query per 1 MB of ids up to the page's end, never a Scan)."""
+    """List thread ids, sorted, a page at a time.
+
+    They are read from the thread registry: one Query per 1 MB of ids up to the page's
+    end, never a Scan."""
     ids = target.saver(tenant).threads(limit=offset + limit + 1)
     page = ids[offset : offset + limit]
     if target.json:
@@ -143,8 +146,10 @@ def rm(
     tenant: TenantOpt = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
 ) -> None:
-    """Delete the thread: every checkpoint, channel value and pending write, in every
-    checkpoint namespace; exit 1 when there is no such thread, 4 when not confirmed."""
+    """Delete a thread with every row it holds.
+
+    Every checkpoint, channel value and pending write, in every checkpoint namespace.
+    Exit 1 when there is no such thread, 4 when not confirmed."""
     saver = target.saver(tenant)
     count = saver.count_checkpoints(thread_id)
     if count == 0:
@@ -172,8 +177,9 @@ def export_threads(
         Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
     ] = None,
 ) -> None:
-    """Write threads as JSON Lines, one stored row per line (binary values in base64), so
-    `threads import` restores them byte for byte."""
+    """Write threads as JSON Lines, one stored row per line.
+
+    Binary values are in base64, so `threads import` restores them byte for byte."""
     saver = target.saver(tenant)
     ids = thread_ids or saver.threads()
     try:
@@ -194,8 +200,10 @@ def import_threads(
     target: Target,
     source: Annotated[Path, typer.Argument(help="JSON Lines file ('-' for stdin).")],
 ) -> None:
-    """Write threads from JSON Lines as `threads export` writes them, each under the
-    tenant its lines name. Every line is checked before anything is written."""
+    """Write threads from JSON Lines as threads export writes them.
+
+    Each thread goes under the tenant its lines name. Every line is checked before
+    anything is written."""
     if str(source) == "-":
         imported = thread_transfer.import_threads(target.saver, sys.stdin)
     else:

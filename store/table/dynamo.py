@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 import boto3
@@ -28,6 +29,10 @@ BATCH_GET_LIMIT = 100
 BATCH_WRITE_LIMIT = 25
 MAX_BATCH_ROUNDS = 12
 MAX_WORKERS = 16
+
+# Bytes per read unit of an eventually consistent read (4 KB per half unit): what a
+# counting Query's consumed capacity says about the bytes it evaluated.
+BYTES_PER_EVENTUAL_UNIT = 8192
 
 DEFAULT_CONFIG = Config(retries={"mode": "adaptive", "max_attempts": 10})
 
@@ -184,6 +189,32 @@ def query(client: Any, **kwargs: Any) -> Iterator[dict[str, Any]]:
         if not last:
             return
         kwargs["ExclusiveStartKey"] = last
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What a counting Query found: rows read, rows its filter kept, read units paid."""
+
+    rows: int
+    matching: int
+    units: float
+
+
+def count(client: Any, **kwargs: Any) -> Counted:
+    """Run a `Select="COUNT"` Query (`kwargs`: its key condition, maybe a filter) over
+    every page: the rows it read, those its filter kept, and the read units it consumed
+    (0 for an empty answer, which DynamoDB still bills at its minimum charge)."""
+    kwargs.update(Select="COUNT", ReturnConsumedCapacity="TOTAL")
+    rows = matching = 0
+    units = 0.0
+    while True:
+        response = client.query(**kwargs)
+        rows += response["ScannedCount"]
+        matching += response["Count"]
+        units += response["ConsumedCapacity"]["CapacityUnits"]
+        if "LastEvaluatedKey" not in response:
+            return Counted(rows, matching, units if rows else 0.0)
+        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
 
 def batch_get(

@@ -4,9 +4,12 @@ texts, and one-line errors for bad endpoints and prefixes."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+import typer.main
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.cli.app import app
@@ -60,3 +63,81 @@ def test_declining_purge_exits_with_the_same_code(
     assert declined.exit_code == DECLINED, declined.output
     assert "Not confirmed: nothing was deleted." in declined.stderr
     assert store.get(("memories", "acme", "u1"), "k") is not None
+
+
+# A help listing at 80 columns leaves a command this many characters (click: the width,
+# less 6, less the longest command name of its group); longer summaries end in "...".
+TERMINAL_COLUMNS = 80
+
+
+def _commands() -> list[tuple[tuple[str, ...], int]]:
+    """Every command and group of the CLI, with the width its listing leaves it."""
+    found: list[tuple[tuple[str, ...], int]] = [((), TERMINAL_COLUMNS)]
+
+    def walk(group: Any, path: tuple[str, ...]) -> None:
+        width = TERMINAL_COLUMNS - 6 - max(len(name) for name in group.commands)
+        for name, command in group.commands.items():
+            found.append(((*path, name), width))
+            if hasattr(command, "commands"):  # a group
+                walk(command, (*path, name))
+
+    walk(ROOT, ())
+    return found
+
+
+ROOT: Any = typer.main.get_command(app)
+
+
+def _command(path: tuple[str, ...]) -> Any:
+    command = ROOT
+    for name in path:
+        command = command.commands[name]
+    return command
+
+
+@pytest.mark.parametrize(
+    ("path", "width"),
+    [pytest.param(path, width, id=" ".join(path) or "(root)") for path, width in _commands()],
+)
+def test_every_help_summary_is_a_whole_sentence(path: tuple[str, ...], width: int) -> None:
+    """The first paragraph of a command's help is what a listing shows: one sentence that
+    fits an 80-column listing, so neither Rich nor plain click cuts it mid-sentence; the
+    command's own --help shows it and the rest."""
+    command = _command(path)
+    first = " ".join((command.help or "").split("\n\n")[0].split())
+    assert first.endswith(".") and first.count(". ") == 0, first
+    assert command.get_short_help_str(width) == first
+    for use_rich in ("1", "0"):
+        shown = CliRunner().invoke(
+            app, [*path, "--help"], env={"TYPER_USE_RICH": use_rich, "COLUMNS": "80"}
+        )
+        assert shown.exit_code == 0, shown.output
+        assert first in " ".join(shown.output.replace("│", " ").split())
+
+
+def test_usage_counts_each_tenants_threads(saver: DynamoDBSaver) -> None:
+    """A new user's saver writes threads; `usage` shows them beside the memories, per
+    thread tenant, counted from the thread registry (no Scan)."""
+    DynamoDBStore(TABLE, region_name="us-east-1").put(("memories", "acme", "u1"), "k", {"a": 1})
+    write_thread(saver, "plain")  # a saver without a tenant key; 1.28 MB, chunked
+    with DynamoDBSaver(TABLE, region_name="us-east-1", tenant_key="tenant") as tenanted:
+        write_thread(tenanted, "t-1", tenant="acme")
+        write_thread(tenanted, "t-2", tenant="acme")
+        write_thread(tenanted, "other", tenant="globex")
+    shown = run("usage", "--threads-tenant", "acme", "--json")
+    assert shown.exit_code == 0, shown.output
+    by_tenant = {row["tenant"]: row for row in json.loads(shown.stdout)}
+    assert set(by_tenant) == {"memories.acme", ".threads.", ".threads.acme"}
+    assert by_tenant["memories.acme"]["items"] == 1
+    assert by_tenant["memories.acme"]["threads"] == 0
+    plain, acme = by_tenant[".threads."], by_tenant[".threads.acme"]
+    assert (plain["threads"], plain["checkpoints"]) == (1, 2)
+    assert (acme["threads"], acme["checkpoints"], acme["items"]) == (2, 4, 0)
+    assert 2 * 1_280_000 < acme["approx_bytes"] < 2 * 1_280_000 + 4 * 8192
+    only = json.loads(run("usage", "memories", "--threads-tenant", "globex", "--json").stdout)
+    assert [(row["tenant"], row["threads"]) for row in only] == [
+        ("memories.acme", 0),
+        (".threads.globex", 1),
+    ]
+    table = run("usage", "--threads-tenant", "acme")
+    assert table.exit_code == 0 and ".threads.acme" in table.stdout
