@@ -110,11 +110,23 @@ def show(
         str, typer.Option(help="Checkpoint namespace ('' is the root graph's).")
     ] = "",
 ) -> None:
-    """Show the thread's latest checkpoint: id, metadata, channels with their sizes,
-    pending writes, and how many checkpoints its history holds; exit 1 when none."""
-    info = summary(target.saver(tenant), thread_id, checkpoint_ns)
+    """Show a thread's latest checkpoint and how long its history is.
+
+    The checkpoint's id, metadata, channels with their sizes, pending writes, and how many
+    checkpoints the namespace holds. Exit 1 when the thread, or its --checkpoint-ns, has
+    none."""
+    saver = target.saver(tenant)
+    info = summary(saver, thread_id, checkpoint_ns)
     if info is None:
-        raise _no_thread(target, thread_id, tenant)
+        count = saver.count_checkpoints(thread_id)
+        if count == 0:
+            raise _no_thread(target, thread_id, tenant)
+        raise CliError(
+            f"Thread {thread_id!r}{_of(tenant)} has {count} checkpoint(s), none in checkpoint "
+            f"namespace {checkpoint_ns!r}: pass the --checkpoint-ns of one of its subgraphs "
+            "('' is the root graph's).",
+            NOT_FOUND,
+        )
     if target.json:
         print_json(info)
         return

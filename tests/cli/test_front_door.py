@@ -141,3 +141,18 @@ def test_usage_counts_each_tenants_threads(saver: DynamoDBSaver) -> None:
     ]
     table = run("usage", "--threads-tenant", "acme")
     assert table.exit_code == 0 and ".threads.acme" in table.stdout
+
+
+def test_threads_show_tells_a_missing_namespace_from_a_missing_thread(
+    saver: DynamoDBSaver,
+) -> None:
+    write_thread(saver, "t1")
+    assert run("threads", "show", "t1", "--json").exit_code == 0
+    no_namespace = run("threads", "show", "t1", "--checkpoint-ns", "child:1")
+    assert no_namespace.exit_code == 1
+    assert no_namespace.stderr.count("\n") == 1
+    assert "Thread 't1' has 2 checkpoint(s), none in checkpoint namespace 'child:1'" in (
+        " ".join(no_namespace.stderr.split())
+    )
+    no_thread = run("threads", "show", "t2", "--checkpoint-ns", "child:1")
+    assert no_thread.exit_code == 1 and "No thread 't2'" in no_thread.stderr
