@@ -22,6 +22,7 @@ from langgraph.store.dynamodb.memory.config import ConfigError
 from langgraph.store.dynamodb.memory.vector_index import VectorIndexUnsupportedError
 from langgraph.store.dynamodb.table.errors import (
     AccessDeniedError,
+    KeySchemaError,
     NamespaceFullError,
     TableNotFoundError,
 )
@@ -100,7 +101,10 @@ def explain(error: BaseException) -> tuple[str, int] | None:
             "Check --endpoint-url / AWS_ENDPOINT_URL.",
             ENVIRONMENT,
         )
-    if isinstance(error, AccessDeniedError | NamespaceFullError | VectorIndexUnsupportedError):
+    if isinstance(
+        error,
+        AccessDeniedError | KeySchemaError | NamespaceFullError | VectorIndexUnsupportedError,
+    ):
         return str(error), ENVIRONMENT
     if isinstance(error, ClientError):
         detail = error.response.get("Error", {})

@@ -33,7 +33,12 @@ class InvalidSettingError(ValueError):
 
 
 class TableNotFoundError(LookupError):
-    """The store's DynamoDB table does not exist where the client looks for it."""
+    """The store's (or the saver's) DynamoDB table does not exist where the client looks."""
+
+
+class KeySchemaError(ValueError):
+    """The table exists but with another key schema than `PK`/`SK`: it is not one the
+    store or the saver created."""
 
 
 class AccessDeniedError(PermissionError):
@@ -46,9 +51,10 @@ class NamespaceFullError(RuntimeError):
 
 
 @contextlib.contextmanager
-def table_must_exist(client: Any, table: str) -> Iterator[None]:
+def table_must_exist(client: Any, table: str, *, owner: str = "store") -> Iterator[None]:
     """Turn DynamoDB's bare "Requested resource not found" into a `TableNotFoundError`
-    naming the table, the region and endpoint, and `setup()`; the original is its cause."""
+    naming the table, the region and endpoint, and `<owner>.setup()` (the object that
+    met it: "store" or "saver"); the original is its cause."""
     try:
         yield
     except ClientError as error:
@@ -57,7 +63,7 @@ def table_must_exist(client: Any, table: str) -> Iterator[None]:
         meta = client.meta
         raise TableNotFoundError(
             f"DynamoDB table {table!r} was not found in region {meta.region_name} "
-            f"(endpoint {meta.endpoint_url}). Call store.setup() once to create it (or deploy "
+            f"(endpoint {meta.endpoint_url}). Call {owner}.setup() once to create it (or deploy "
             "the CDK stack), or check table_name, region_name and endpoint_url."
         ) from error
 
