@@ -131,6 +131,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             on_usage=on_usage,
             threads="dynamodb-saver",
         )
+        dynamo.refuse_plain_moto(self._client, SAVER)
 
     # Lifecycle (`lifecycle.Owner`: from_table, close, with-blocks)
 

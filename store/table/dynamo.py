@@ -6,18 +6,21 @@ import contextlib
 import contextvars
 import itertools
 import random
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
+from urllib.parse import urlsplit
 
 import boto3
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotoConnectionError
+from langgraph.store.dynamodb.table.errors import plain_moto
 from langgraph.store.dynamodb.table.schema import PK, SK
 
 T = TypeVar("T")
@@ -58,6 +61,36 @@ def make_client(
         )
     config = DEFAULT_CONFIG.merge(boto_config) if boto_config else DEFAULT_CONFIG
     return session.client("dynamodb", region_name=region, endpoint_url=endpoint_url, config=config)
+
+
+# Set by the emulation (`langgraph.store.dynamodb.testing`) once it has patched moto, which
+# then serves each request atomically, as DynamoDB does.
+_emulated = threading.Event()
+
+
+def mark_emulated() -> None:
+    """Record that moto in this process carries the emulation's patches."""
+    _emulated.set()
+
+
+def refuse_plain_moto(client: Any, owner: str) -> None:
+    """Make every request of `client` fail at once, with `errors.plain_moto(owner)`, when
+    plain moto's `mock_aws` would answer it in this process (no emulation patched in):
+    moto alone is not safe under the concurrent requests `owner` makes. Checked per
+    request (a mock may start after the client exists); costs a dictionary lookup."""
+
+    def check(**_: Any) -> None:
+        if _emulated.is_set():
+            return
+        models = sys.modules.get("moto.core.models")
+        if models is None or not getattr(models.botocore_stubber, "enabled", False):
+            return
+        host = urlsplit(client.meta.endpoint_url).hostname or ""
+        if host.endswith(".amazonaws.com"):  # a custom endpoint is a real server
+            raise plain_moto(owner)
+
+    service = client.meta.service_model.service_id.hyphenize()
+    client.meta.events.register(f"before-call.{service}", check)
 
 
 def serialize(item: dict[str, Any]) -> dict[str, Any]:

@@ -41,6 +41,28 @@ class KeySchemaError(ValueError):
     store or the saver created."""
 
 
+# What to run offline instead of a backend that is not DynamoDB enough.
+OFFLINE_BACKENDS = (
+    "For offline runs use langgraph.store.dynamodb.testing.mock_aws (in place of "
+    "moto.mock_aws) or langgraph.store.dynamodb.testing.local_endpoint()"
+)
+
+
+class UnsupportedBackendError(RuntimeError):
+    """The DynamoDB backend answering the client cannot serve the store or the saver as
+    DynamoDB does."""
+
+
+def plain_moto(owner: str) -> UnsupportedBackendError:
+    """The error for `owner` (a class name) whose requests plain moto would answer."""
+    return UnsupportedBackendError(
+        f"{owner}'s requests are answered by plain moto (moto.mock_aws) without this "
+        "package's emulation: plain moto does not serve concurrent requests atomically as "
+        f"DynamoDB does, so {owner}'s concurrent calls fail (\"dictionary changed size during "
+        f"iteration\") or see half-applied writes. {OFFLINE_BACKENDS}."
+    )
+
+
 class AccessDeniedError(PermissionError):
     """AWS refused one of the store's requests: its credentials lack the IAM permission."""
 

@@ -4,6 +4,9 @@ with another key schema is one line naming `DynamoDBSaver` on every path, and pl
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -70,3 +73,44 @@ def test_a_table_with_another_key_schema_is_one_line_naming_the_saver(
 def test_the_store_still_names_itself(emulation: None) -> None:
     with pytest.raises(TableNotFoundError, match=r"Call store\.setup\(\) once"):
         DynamoDBStore("never-created", region_name="us-east-1").get(("a",), "k")
+
+
+PLAIN_MOTO = textwrap.dedent(
+    """
+    import time
+    from moto import mock_aws
+    from langgraph.checkpoint.dynamodb import DynamoDBSaver
+    from langgraph.store.dynamodb.table.errors import UnsupportedBackendError
+
+    early = DynamoDBSaver("memory", region_name="us-east-1")  # before the mock starts
+    with mock_aws():
+        for saver in (DynamoDBSaver("memory", region_name="us-east-1"), early):
+            started = time.monotonic()
+            try:
+                saver.setup()
+            except UnsupportedBackendError as error:
+                print(f"{time.monotonic() - started:.1f}")
+                print(error)
+            else:
+                print("setup() returned")
+    """
+)
+
+
+def test_plain_moto_is_refused_at_the_first_request_with_the_stores_fix() -> None:
+    # A separate process: plain moto, without this package's emulation patches loaded.
+    done = subprocess.run(
+        [sys.executable, "-c", PLAIN_MOTO],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x", "PATH": ""},
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 4, done.stdout
+    for elapsed, message in (lines[:2], lines[2:]):
+        assert float(elapsed) < 1
+        assert message.startswith("DynamoDBSaver's requests are answered by plain moto")
+        assert "langgraph.store.dynamodb.testing.mock_aws (in place of moto.mock_aws)" in message
+        assert "local_endpoint()" in message
