@@ -387,8 +387,7 @@ def usage(
         list[str] | None,
         typer.Option(
             "--threads-tenant",
-            help="Also count this tenant's threads (a DynamoDBSaver with tenant_key; "
-            "repeatable).",
+            help="Also count this tenant's threads (a DynamoDBSaver with tenant_key; repeatable).",
         ),
     ] = None,
 ) -> None:

@@ -37,6 +37,9 @@ MAX_WORKERS = 16
 # counting Query's consumed capacity says about the bytes it evaluated.
 BYTES_PER_EVENTUAL_UNIT = 8192
 
+# Attempts to connect to an endpoint before a request fails (`fail_fast_on_connection_errors`).
+CONNECTION_ATTEMPTS = 2
+
 DEFAULT_CONFIG = Config(retries={"mode": "adaptive", "max_attempts": 10})
 
 _serializer = TypeSerializer()
@@ -59,8 +62,38 @@ def make_client(
             "No AWS region found: pass region_name='us-east-1' (or your region) to "
             "DynamoDBStore, or set AWS_REGION / AWS_DEFAULT_REGION."
         )
+    if endpoint_url is not None:
+        parts = urlsplit(endpoint_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                f"endpoint_url must be an http:// or https:// URL with a host, e.g. "
+                f"http://127.0.0.1:8484 (the one `dynamodb-memory serve` prints), got "
+                f"{endpoint_url!r}."
+            )
     config = DEFAULT_CONFIG.merge(boto_config) if boto_config else DEFAULT_CONFIG
-    return session.client("dynamodb", region_name=region, endpoint_url=endpoint_url, config=config)
+    client = session.client(
+        "dynamodb", region_name=region, endpoint_url=endpoint_url, config=config
+    )
+    if endpoint_url is not None:
+        fail_fast_on_connection_errors(client)
+    return client
+
+
+def fail_fast_on_connection_errors(client: Any) -> None:
+    """Make `client` give up on an endpoint it cannot connect to after
+    `CONNECTION_ATTEMPTS` attempts; every other retry (throttling, server errors, a
+    dropped connection) stays as its retry mode decides. Clients of an explicit
+    `endpoint_url` (a local endpoint: nothing listening stays so) get it by default."""
+
+    def give_up(attempts: int, caught_exception: BaseException | None, **_: Any) -> None:
+        if isinstance(caught_exception, BotoConnectionError) and attempts >= CONNECTION_ATTEMPTS:
+            raise caught_exception
+        # None: no opinion, the retry mode's own handler decides.
+
+    service = client.meta.service_model.service_id.hyphenize()
+    client.meta.events.register_first(
+        f"needs-retry.{service}", give_up, unique_id="fail-fast-on-connection-errors"
+    )
 
 
 # Set by the emulation (`langgraph.store.dynamodb.testing`) once it has patched moto, which

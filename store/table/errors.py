@@ -59,7 +59,7 @@ def plain_moto(owner: str) -> UnsupportedBackendError:
         f"{owner}'s requests are answered by plain moto (moto.mock_aws) without this "
         "package's emulation: plain moto does not serve concurrent requests atomically as "
         f"DynamoDB does, so {owner}'s concurrent calls fail (\"dictionary changed size during "
-        f"iteration\") or see half-applied writes. {OFFLINE_BACKENDS}."
+        f'iteration") or see half-applied writes. {OFFLINE_BACKENDS}.'
     )
 
 

@@ -39,9 +39,11 @@ def emulation() -> Iterator[None]:
 
 @pytest.mark.parametrize("call", CALLS)
 def test_a_missing_table_names_saver_setup(emulation: None, call: str) -> None:
-    with DynamoDBSaver("never-created", region_name="us-east-1") as saver:
-        with pytest.raises(TableNotFoundError, match=r"Call saver\.setup\(\) once") as caught:
-            CALLS[call](saver)
+    with (
+        DynamoDBSaver("never-created", region_name="us-east-1") as saver,
+        pytest.raises(TableNotFoundError, match=r"Call saver\.setup\(\) once") as caught,
+    ):
+        CALLS[call](saver)
     assert "store.setup()" not in str(caught.value)
 
 
@@ -55,9 +57,11 @@ def test_a_table_with_another_key_schema_is_one_line_naming_the_saver(
         AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
         BillingMode="PAY_PER_REQUEST",
     )
-    with DynamoDBSaver("other", region_name="us-east-1") as saver:
-        with pytest.raises(KeySchemaError) as caught:
-            (CALLS[call] if call != "setup" else DynamoDBSaver.setup)(saver)
+    with (
+        DynamoDBSaver("other", region_name="us-east-1") as saver,
+        pytest.raises(KeySchemaError) as caught,
+    ):
+        (CALLS[call] if call != "setup" else DynamoDBSaver.setup)(saver)
     message = str(caught.value)
     assert "\n" not in message
     assert message.startswith("Table other has key schema {'id': 'HASH'}; DynamoDBSaver needs")
