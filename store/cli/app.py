@@ -407,26 +407,18 @@ def usage(
         if found.threads or found.tenant
     ]
     rows = [
-        {
-            "tenant": g.tenant,
-            "namespaces": g.namespaces,
-            "items": g.items,
-            "vectors": g.vectors,
-            "threads": 0,
-            "checkpoints": 0,
-            "approx_bytes": g.approx_bytes,
-        }
+        _usage_row(
+            g.tenant,
+            namespaces=g.namespaces,
+            items=g.items,
+            vectors=g.vectors,
+            approx_bytes=g.approx_bytes,
+        )
         for g in groups
     ] + [
-        {
-            "tenant": t.label,
-            "namespaces": 0,
-            "items": 0,
-            "vectors": 0,
-            "threads": t.threads,
-            "checkpoints": t.checkpoints,
-            "approx_bytes": t.approx_bytes,
-        }
+        _usage_row(
+            t.label, threads=t.threads, checkpoints=t.checkpoints, approx_bytes=t.approx_bytes
+        )
         for t in threads
     ]
     if target.json:
@@ -437,8 +429,13 @@ def usage(
     for column in USAGE_COUNTS:
         grid.add_column(column.replace("approx_", "approx. "), justify="right")
     for row in rows:
-        grid.add_row(row["tenant"], *(f"{row[column]:,}" for column in USAGE_COUNTS))
+        grid.add_row(str(row["tenant"]), *(f"{row[column]:,}" for column in USAGE_COUNTS))
     console.print(grid)
+
+
+def _usage_row(tenant: str, **counts: int) -> dict[str, Any]:
+    """One row of `usage`: the tenant and every count (0 where it has none)."""
+    return {"tenant": tenant, **{column: counts.get(column, 0) for column in USAGE_COUNTS}}
 
 
 @app.command()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from moto.core import DEFAULT_ACCOUNT_ID
+from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import dynamodb_backends
 
 from ._vector import iter_tables
