@@ -12,7 +12,10 @@ import threading
 from typing import Any
 
 import boto3
+import botocore.handlers
 import pytest
+from langgraph.store.dynamodb.cli.app import app
+from typer.testing import CliRunner
 
 from tests.cli.conftest import free_port
 
@@ -43,17 +46,6 @@ def run(*command: str) -> subprocess.CompletedProcess[str]:
         ("get", "memories.acme", "k"),
         ("put", "memories.acme", "k", '{"text": "x"}', "--embed", "lexical"),
         ("setup", "--embed", "lexical"),
-        ("reindex", "--embed", "lexical"),
-        ("ls",),
-        ("usage",),
-        ("rm", "memories.acme", "k"),
-        ("search", "memories", "-q", "proxy", "--embed", "lexical"),
-        ("export",),
-        ("purge", "memories.acme", "--yes"),
-        ("threads", "ls"),
-        ("threads", "show", "t1"),
-        ("threads", "rm", "t1", "--yes"),
-        ("threads", "export"),
     ],
 )
 def test_a_closed_port_is_reported_in_one_line_with_the_fix(command: tuple[str, ...]) -> None:
@@ -134,4 +126,42 @@ def test_the_library_gives_up_on_a_closed_port_after_two_attempts(kind: str) -> 
             owner.get(("a",), "k")
         else:
             owner.get_tuple({"configurable": {"thread_id": "t"}})
+    assert len(attempts) == 2
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("reindex", "--embed", "lexical"),
+        ("ls",),
+        ("usage",),
+        ("rm", "memories.acme", "k"),
+        ("search", "memories", "-q", "proxy", "--embed", "lexical"),
+        ("export",),
+        ("purge", "memories.acme", "--yes"),
+        ("threads", "ls"),
+        ("threads", "show", "t1"),
+        ("threads", "rm", "t1", "--yes"),
+        ("threads", "export"),
+    ],
+)
+def test_every_command_gives_up_after_two_connection_attempts(
+    command: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every command's clients (store and saver) stop after two attempts to connect, so a
+    closed port is one line at once (in process: counted, not timed)."""
+    attempts: list[str] = []
+    monkeypatch.setattr(
+        botocore.handlers,
+        "BUILTIN_HANDLERS",
+        [*botocore.handlers.BUILTIN_HANDLERS, ("before-send", lambda **_: attempts.append("x"))],
+    )
+    url = f"http://127.0.0.1:{free_port()}"
+    result = CliRunner().invoke(
+        app,
+        [*command, "--endpoint-url", url],
+        env={"AWS_DEFAULT_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "testing"},
+    )
+    assert result.exit_code == 3, result.output
+    assert result.stderr.count("\n") == 1 and url in result.stderr
     assert len(attempts) == 2
