@@ -24,4 +24,5 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     fake = FakeClock(float(int(time.time())))
     monkeypatch.setattr(library_clock, "now", fake.now)
     monkeypatch.setattr(library_clock, "monotonic", fake.monotonic)
+    monkeypatch.setattr(library_clock, "sleep", fake.advance)
     return fake

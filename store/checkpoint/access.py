@@ -17,9 +17,12 @@ from langgraph.store.dynamodb.table.errors import (
     table_must_exist,
 )
 from langgraph.store.dynamodb.table.schema import CP, PK, SK
+from langgraph.store.dynamodb.table.table import keys_must_match
 from langgraph.store.dynamodb.table.thread_keys import Thread
 from langgraph.store.dynamodb.table.ttl import is_expired, ttl_attributes
 
+# How errors name the checkpointer.
+SAVER = "DynamoDBSaver"
 # TransactWriteItems takes at most 100 actions and 4 MB.
 TRANSACT_LIMIT = 100
 TRANSACT_BYTES = 4_000_000
@@ -51,10 +54,15 @@ class Access:
 
     @contextlib.contextmanager
     def guard(self, thread: Thread | None = None) -> Iterator[None]:
-        """DynamoDB errors as the store words them (missing table, denied action), and a
-        full item collection as `ThreadFullError` naming the thread."""
+        """DynamoDB errors worded for the saver (missing table, denied action, a table
+        with another key schema), and a full item collection as `ThreadFullError` naming
+        the thread."""
         try:
-            with table_must_exist(self.client, self.table), access_must_be_granted(self.table):
+            with (
+                table_must_exist(self.client, self.table, owner="saver"),
+                access_must_be_granted(self.table),
+                keys_must_match(self.client, self.table, SAVER),
+            ):
                 yield
         except ClientError as error:
             code = error.response.get("Error", {}).get("Code")

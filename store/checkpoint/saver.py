@@ -50,7 +50,7 @@ from langgraph.store.dynamodb.table.usage import UsageHook
 from langgraph.store.dynamodb.table.values import item_size
 
 from . import upkeep
-from .access import TRANSACT_BYTES, TRANSACT_LIMIT, Access
+from .access import SAVER, TRANSACT_BYTES, TRANSACT_LIMIT, Access
 from .erasure import thread_sources
 from .loading import Loaded, load
 from .payloads import chunk_keys, unpack
@@ -131,6 +131,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             on_usage=on_usage,
             threads="dynamodb-saver",
         )
+        dynamo.refuse_plain_moto(self._client, SAVER)
 
     # Lifecycle (`lifecycle.Owner`: from_table, close, with-blocks)
 
@@ -138,7 +139,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         """Create the store's table if it is missing, or check it, exactly as
         `DynamoDBStore.setup()` does (threads need nothing more)."""
         with access_must_be_granted(self.table_name):
-            table.ensure_table(self._client, self.table_name, table_spec(None))
+            table.ensure_table(self._client, self.table_name, table_spec(None), owner=SAVER)
 
     def for_tenant(self, tenant: str) -> Self:
         """This saver, bound to `tenant`: thread-id calls act on that tenant's threads,
@@ -301,7 +302,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         threads = (
             [self._thread(config)]
             if config is not None
-            else upkeep.threads(self._access, self._bound_tenant())
+            else self._guarded(None, upkeep.threads, self._bound_tenant())
         )
         configurable = (config or {}).get("configurable") or {}
         ns = configurable.get("checkpoint_ns")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from langgraph.checkpoint.dynamodb.storage import thread_storage
 from langgraph.store.dynamodb.jobs.tenants import tenant_storage
 from langgraph.store.dynamodb.memory.store import DynamoDBStore
 from langgraph.store.dynamodb.memory.vector_index import find_index
@@ -46,8 +47,9 @@ from .target import (
 
 app = typer.Typer(
     name="dynamodb-memory",
-    help="Long-term memory for LangGraph agents on DynamoDB: local endpoint, setup, "
-    "inspection. Namespaces are written with dots: memories.acme-corp.user-8812",
+    help="Long-term memory for LangGraph agents on DynamoDB.\n\nRun the local endpoint, "
+    "set up a table, look at and fix memories and threads. Namespaces are written with "
+    "dots: memories.acme-corp.user-8812",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
@@ -55,6 +57,8 @@ app = typer.Typer(
 app.add_typer(threads.app, name="threads")
 app.command("purge")(purge_command)
 EXAMPLE_MODEL = "bedrock:amazon.titan-embed-text-v2:0"
+# The counts `usage` shows per tenant, in its columns' order.
+USAGE_COUNTS = ("namespaces", "items", "vectors", "threads", "checkpoints", "approx_bytes")
 
 
 def _value_text(value: Any) -> str:
@@ -80,9 +84,11 @@ def serve(
     table: TableOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Run the local emulation (DynamoDB with vector indexes, Bedrock embeddings, the
-    stream) behind an HTTP endpoint until Ctrl-C, SIGTERM or SIGHUP; with --state, every
-    write it acknowledged is saved then."""
+    """Run the local emulation behind an HTTP endpoint until stopped.
+
+    The emulation is DynamoDB with vector indexes, Bedrock embeddings and the stream; it
+    runs until Ctrl-C, SIGTERM or SIGHUP. With --state, every write it acknowledged is
+    saved then."""
     table_name = Target.of(table).table
 
     def ready(url: str, loaded: int) -> None:
@@ -122,8 +128,10 @@ def serve(
 def setup(
     target: Target,
 ) -> None:
-    """Create the table (and the vector index when an embedding model is configured) if
-    missing, and wait until it is ready, showing progress."""
+    """Create the table and vector index if missing, and wait for them.
+
+    The vector index is created when an embedding model is configured (--embed); setup
+    shows progress until both are ready."""
     store = target.store(index=bool(target.settings.embed))
     started = time.monotonic()
     _run_setup(target, store)
@@ -264,8 +272,10 @@ def reindex_items(
     ] = False,
     rate: Annotated[float | None, typer.Option(help="At most this many items per second.")] = None,
 ) -> None:
-    """Embed every memory whose vector is missing or stale (written before the index,
-    still pending, or by another model). Resumes where an interrupted run stopped."""
+    """Embed every memory whose vector is missing or stale.
+
+    Stale: written before the index, still pending, or by another model. Resumes where an
+    interrupted run stopped."""
     from langgraph.store.dynamodb.jobs.reindex import ReindexProgress, reindex
 
     store = _indexed_store(target, writes=True)
@@ -351,8 +361,10 @@ def list_namespaces(
     limit: Annotated[int, typer.Option(min=1, help="At most this many namespaces.")] = 100,
     offset: Annotated[int, typer.Option(min=0, help="Skip this many namespaces first.")] = 0,
 ) -> None:
-    """List namespaces (under PREFIX), sorted, a page at a time: a page costs about one
-    request per namespace shown, however many tenants the table holds."""
+    """List namespaces under PREFIX, sorted, a page at a time.
+
+    A page costs about one request per namespace shown, however many tenants the table
+    holds."""
     namespaces = target.store(index=False).list_namespaces(
         prefix=parse_namespace(prefix) or None, max_depth=depth, limit=limit, offset=offset
     )
@@ -371,34 +383,59 @@ def list_namespaces(
 def usage(
     target: Target,
     prefix: Annotated[str, typer.Argument(help="Namespace prefix, e.g. memories.acme")] = "",
+    threads_tenant: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--threads-tenant",
+            help="Also count this tenant's threads (a DynamoDBSaver with tenant_key; repeatable).",
+        ),
+    ] = None,
 ) -> None:
-    """What each tenant (the first two labels of a namespace) stores under PREFIX:
-    namespaces, items, vectors, approximate bytes. Reads the namespace registry and counts
-    each namespace with two Queries: no Scan."""
+    """Show what each tenant stores under PREFIX, its threads included.
+
+    Per memory group (the first two labels of a namespace): namespaces, items, vectors,
+    approximate bytes, read from the namespace registry with two Queries per namespace.
+    Per thread tenant (`.threads.<tenant>`; without PREFIX the threads of savers without
+    a tenant key, and those of each --threads-tenant): threads, checkpoints, rows and
+    approximate bytes, read from the thread registry with one Query per thread. No Scan."""
     store = target.store(index=False)
-    tenants = tenant_storage(store.client, store.table_name, parse_namespace(prefix))
-    if target.json:
-        print_json(
-            [
-                {
-                    "tenant": t.tenant,
-                    "namespaces": t.namespaces,
-                    "items": t.items,
-                    "vectors": t.vectors,
-                    "approx_bytes": t.approx_bytes,
-                }
-                for t in tenants
-            ]
+    groups = tenant_storage(store.client, store.table_name, parse_namespace(prefix))
+    tenants = ([] if prefix else [""]) + list(dict.fromkeys(threads_tenant or []))
+    threads = [
+        found
+        for found in (thread_storage(store.client, store.table_name, t) for t in tenants)
+        if found.threads or found.tenant
+    ]
+    rows = [
+        _usage_row(
+            g.tenant,
+            namespaces=g.namespaces,
+            items=g.items,
+            vectors=g.vectors,
+            approx_bytes=g.approx_bytes,
         )
+        for g in groups
+    ] + [
+        _usage_row(
+            t.label, threads=t.threads, checkpoints=t.checkpoints, approx_bytes=t.approx_bytes
+        )
+        for t in threads
+    ]
+    if target.json:
+        print_json(rows)
         return
     grid = Table(title=f"Usage per tenant in {store.table_name}", title_justify="left")
-    for column in ("tenant", "namespaces", "items", "vectors", "approx. bytes"):
-        grid.add_column(column, justify="left" if column == "tenant" else "right")
-    for t in tenants:
-        grid.add_row(
-            t.tenant, *(f"{n:,}" for n in (t.namespaces, t.items, t.vectors, t.approx_bytes))
-        )
+    grid.add_column("tenant", no_wrap=True)
+    for column in USAGE_COUNTS:
+        grid.add_column(column.replace("approx_", "approx. "), justify="right")
+    for row in rows:
+        grid.add_row(str(row["tenant"]), *(f"{row[column]:,}" for column in USAGE_COUNTS))
     console.print(grid)
+
+
+def _usage_row(tenant: str, **counts: int) -> dict[str, Any]:
+    """One row of `usage`: the tenant and every count (0 where it has none)."""
+    return {"tenant": tenant, **{column: counts.get(column, 0) for column in USAGE_COUNTS}}
 
 
 @app.command()
@@ -522,8 +559,10 @@ def policy(
         list[str] | None, typer.Option(help="The embedding model's ARN (repeatable)")
     ] = None,
 ) -> None:
-    """Print the IAM policy a component needs, exactly what the library declares and the
-    CDK stack grants (placeholder ARNs unless given)."""
+    """Print the IAM policy a component needs.
+
+    It is exactly what the library declares and the CDK stack grants (placeholder ARNs
+    unless given)."""
     resources = Resources(
         table_arn=table_arn,
         vector_index=index_name,
@@ -543,9 +582,11 @@ def export_items(
         Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
     ] = None,
 ) -> None:
-    """Write every memory under PREFIX as JSON Lines (namespace, key, value, timestamps,
-    TTL, index choice), each namespace in key order: writes meanwhile cannot make a memory
-    appear twice or not at all. Vectors are not exported (import embeds again)."""
+    """Write every memory under PREFIX as JSON Lines.
+
+    Each line holds a namespace, key, value, timestamps, TTL and index choice; each
+    namespace is read in key order, so writes meanwhile cannot make a memory appear twice
+    or not at all. Vectors are not exported (import embeds again)."""
     store = target.store(index=False)
     ns = parse_namespace(prefix)
     if output is None:
@@ -566,9 +607,10 @@ def import_items(
     target: Target,
     source: Annotated[Path, typer.Argument(help="JSON Lines file ('-' for stdin).")],
 ) -> None:
-    """Write memories from JSON Lines as `export` writes them, with their timestamps, TTL
-    and index choice. Every line is checked before anything is written. With an embedding
-    model, a table without a vector index gets one first."""
+    """Write memories from JSON Lines as export writes them.
+
+    Timestamps, TTL and index choice are restored. Every line is checked before anything
+    is written. With an embedding model, a table without a vector index gets one first."""
     store = _indexed_store(target, writes=True)
     if str(source) == "-":
         imported = transfer.import_lines(store, sys.stdin)

@@ -22,6 +22,7 @@ from langgraph.store.dynamodb.memory.config import ConfigError
 from langgraph.store.dynamodb.memory.vector_index import VectorIndexUnsupportedError
 from langgraph.store.dynamodb.table.errors import (
     AccessDeniedError,
+    KeySchemaError,
     NamespaceFullError,
     TableNotFoundError,
 )
@@ -34,6 +35,8 @@ R = TypeVar("R")
 NOT_FOUND = 1
 BAD_INPUT = 2
 ENVIRONMENT = 3
+# A confirmation was declined (or went unanswered): nothing was changed.
+DECLINED = 4
 # The reader of stdout closed it (`| head`): 128 + SIGPIPE, as a shell reports a process
 # that SIGPIPE ended.
 PIPE_CLOSED = 141
@@ -56,6 +59,20 @@ class PartlyDone(Exception):
     def __init__(self, done: str, cause: Exception) -> None:
         super().__init__(done)
         self.cause = cause
+
+
+def confirm_or_decline(question: str, *, typed: str | None = None) -> None:
+    """Ask `question` (yes/no, or, with `typed`, to type that text); anything else, end
+    of input or Ctrl-C stops the command with `DECLINED`: nothing was deleted."""
+    try:
+        if typed is None:
+            agreed = typer.confirm(question)
+        else:
+            agreed = typer.prompt(question, default="", show_default=False) == typed
+    except typer.Abort:
+        agreed = False
+    if not agreed:
+        raise CliError("Not confirmed: nothing was deleted.", DECLINED)
 
 
 def explain(error: BaseException) -> tuple[str, int] | None:
@@ -84,7 +101,10 @@ def explain(error: BaseException) -> tuple[str, int] | None:
             "Check --endpoint-url / AWS_ENDPOINT_URL.",
             ENVIRONMENT,
         )
-    if isinstance(error, AccessDeniedError | NamespaceFullError | VectorIndexUnsupportedError):
+    if isinstance(
+        error,
+        AccessDeniedError | KeySchemaError | NamespaceFullError | VectorIndexUnsupportedError,
+    ):
         return str(error), ENVIRONMENT
     if isinstance(error, ClientError):
         detail = error.response.get("Error", {})

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .errors import ENVIRONMENT, CliError, friendly
+from .errors import ENVIRONMENT, CliError, confirm_or_decline, friendly
 from .target import Target, parse_namespace, targeted
 
 console = Console(highlight=False)
@@ -55,10 +55,12 @@ def purge_command(
         ),
     ] = None,
 ) -> None:
-    """Erase every memory, vector, index entry and registry row at or below PREFIX, then
-    read every partition under it again and report what is left (0 when complete). Never
-    scans; an interrupted purge resumes when run again. Exit 3 when rows remain (written
-    during the purge: run it again)."""
+    """Erase everything at or below PREFIX and verify what is left.
+
+    Every memory, vector, index entry and registry row goes; then every partition under
+    PREFIX is read again and what is left reported (0 when complete). Never scans; an
+    interrupted purge resumes when run again. Exit 3 when rows remain (written during the
+    purge: run it again), 4 when not confirmed."""
     scope = check_scope(parse_namespace(prefix), all_tenants=all_tenants)
     if target.json and not (yes or dry_run):
         raise CliError("--json cannot ask for confirmation: add --yes (or --dry-run).")
@@ -101,12 +103,11 @@ def _confirm(table: str, label: str, counted: Census) -> None:
     """Ask before erasing; a whole-table wipe must be confirmed by typing the table name."""
     console.print(_census_table(counted))
     if not counted.prefix:
-        typed = typer.prompt(f"This erases EVERY tenant of {table}. Type the table name to go on")
-        if typed != table:
-            raise CliError("Not confirmed: nothing was deleted.")
+        confirm_or_decline(
+            f"This erases EVERY tenant of {table}. Type the table name to go on", typed=table
+        )
         return
-    if not typer.confirm(f"Erase {counted.total} rows under {label} in {table}? No undo."):
-        raise CliError("Not confirmed: nothing was deleted.")
+    confirm_or_decline(f"Erase {counted.total} rows under {label} in {table}? No undo.")
 
 
 def _run(

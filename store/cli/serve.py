@@ -65,7 +65,7 @@ def run(
     at stop drain the endpoint (later requests are refused, admitted ones applied) before
     saving it, so every write the endpoint acknowledged is in the file. `on_ready(url,
     items_loaded)` runs once the endpoint answers, `on_stop(items_saved)` after the save."""
-    from langgraph.store.dynamodb.testing import EmulatorSettings
+    from langgraph.store.dynamodb.testing import EmulatorSettings, emulated_regions
     from langgraph.store.dynamodb.testing.mock import running_endpoint
 
     from . import state as snapshot
@@ -92,7 +92,9 @@ def run(
                 aws_secret_access_key="testing",
             )
 
-        loaded = snapshot.load(client_for, state) if state and state.exists() else 0
+        loaded = (
+            snapshot.load(client_for, state, emulated_regions()) if state and state.exists() else 0
+        )
         if lock:
             lock.record(endpoint.url)
         on_ready(endpoint.url, loaded)

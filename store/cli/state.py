@@ -13,7 +13,7 @@ import errno
 import fcntl
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -117,10 +117,18 @@ def save(client_for: ClientFor, regions: Iterable[str], path: Path) -> int:
     return count
 
 
-def load(client_for: ClientFor, path: Path) -> int:
-    """Recreate the tables and items saved in `path`; returns the item count. A file
-    `save` did not write raises `CliError` naming what is wrong with it."""
+def load(client_for: ClientFor, path: Path, regions: Collection[str]) -> int:
+    """Recreate the tables and items saved in `path` (each in one of `regions`, those the
+    endpoint serves); returns the item count. A file `save` did not write raises
+    `CliError` naming what is wrong with it."""
     tables = _read(path)
+    for number, table in enumerate(tables, start=1):
+        if table["region"] not in regions:
+            raise _not_a_snapshot(
+                path,
+                f"table entry {number} is in region {table['region']!r}, which the endpoint "
+                f"does not serve (it serves {', '.join(sorted(regions)[:3])}, ...)",
+            )
     count = 0
     for table in tables:
         name = table["create"]["TableName"]

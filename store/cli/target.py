@@ -11,7 +11,6 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from botocore.config import Config
-from botocore.exceptions import ConnectionError as BotoConnectionError
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.base import Item
 from langgraph.store.dynamodb.embedders.lexical import LexicalEmbeddings
@@ -19,6 +18,7 @@ from langgraph.store.dynamodb.embedders.local_embeddings import MiniLMEmbeddings
 from langgraph.store.dynamodb.items.model_pin import BEDROCK, identity_of, read_pin
 from langgraph.store.dynamodb.memory.config import StoreSettings, load_settings
 from langgraph.store.dynamodb.memory.store import DynamoDBStore
+from langgraph.store.dynamodb.table.dynamo import fail_fast_on_connection_errors
 from langgraph.store.dynamodb.table.errors import TableNotFoundError, table_must_exist
 from langgraph.store.dynamodb.table.keys import Namespace
 from langgraph.store.dynamodb.table.schema import PIN_FIELDS
@@ -29,10 +29,10 @@ from .errors import ENVIRONMENT, CliError
 R = TypeVar("R")
 
 # The command line reports an endpoint it cannot reach within about 2 s: a short connect
-# timeout, and one retry of a failed connection (`fail_fast_on_connection_errors`), while
-# throttling and server errors keep the library's adaptive retries.
+# timeout, and one retry of a failed connection (`dynamo.fail_fast_on_connection_errors`,
+# also on AWS's endpoints), while throttling and server errors keep the library's adaptive
+# retries.
 CONNECT_TIMEOUT_SECONDS = 1
-CONNECTION_ATTEMPTS = 2
 CLI_BOTO_CONFIG = Config(connect_timeout=CONNECT_TIMEOUT_SECONDS)
 
 # The configurable key of the savers the command line builds for one tenant: any name
@@ -207,20 +207,6 @@ def _cli_store(table: str, settings: StoreSettings) -> DynamoDBStore:
     store = DynamoDBStore(table, boto_config=CLI_BOTO_CONFIG, **settings.store_kwargs())
     fail_fast_on_connection_errors(store.client)
     return store
-
-
-def fail_fast_on_connection_errors(client: Any) -> None:
-    """Make `client` give up on an endpoint it cannot connect to after
-    `CONNECTION_ATTEMPTS` attempts; every other retry (throttling, server errors) stays as
-    its retry mode decides."""
-
-    def give_up(attempts: int, caught_exception: BaseException | None, **_: Any) -> None:
-        if isinstance(caught_exception, BotoConnectionError) and attempts >= CONNECTION_ATTEMPTS:
-            raise caught_exception
-        # None: no opinion, the retry mode's own handler decides.
-
-    service = client.meta.service_model.service_id.hyphenize()
-    client.meta.events.register_first(f"needs-retry.{service}", give_up)
 
 
 def pinned_settings(store: DynamoDBStore, settings: StoreSettings) -> StoreSettings:

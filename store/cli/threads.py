@@ -18,13 +18,14 @@ from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from rich.table import Table
 
 from . import thread_transfer
-from .errors import NOT_FOUND, CliError, friendly, stderr
+from .errors import NOT_FOUND, CliError, confirm_or_decline, friendly, stderr
 from .files import replacing
 from .output import console, done, print_json
 from .target import Target, targeted
 
 app = typer.Typer(
-    help="Threads of the checkpointer (DynamoDBSaver) on the table: ls, show, rm, export, import.",
+    help="The checkpointer's threads (short-term memory) on the table.\n\nThe threads a "
+    "DynamoDBSaver wrote: ls, show, rm, export, import.",
     no_args_is_help=True,
 )
 
@@ -53,8 +54,10 @@ def list_threads(
     limit: Annotated[int, typer.Option(min=1, help="At most this many threads.")] = 100,
     offset: Annotated[int, typer.Option(min=0, help="Skip this many threads first.")] = 0,
 ) -> None:
-    """List thread ids, sorted, a page at a time (read from the thread registry: one
-    Query per 1 MB of ids up to the page's end, never a Scan)."""
+    """List thread ids, sorted, a page at a time.
+
+    They are read from the thread registry: one Query per 1 MB of ids up to the page's
+    end, never a Scan."""
     ids = target.saver(tenant).threads(limit=offset + limit + 1)
     page = ids[offset : offset + limit]
     if target.json:
@@ -107,11 +110,23 @@ def show(
         str, typer.Option(help="Checkpoint namespace ('' is the root graph's).")
     ] = "",
 ) -> None:
-    """Show the thread's latest checkpoint: id, metadata, channels with their sizes,
-    pending writes, and how many checkpoints its history holds; exit 1 when none."""
-    info = summary(target.saver(tenant), thread_id, checkpoint_ns)
+    """Show a thread's latest checkpoint and how long its history is.
+
+    The checkpoint's id, metadata, channels with their sizes, pending writes, and how many
+    checkpoints the namespace holds. Exit 1 when the thread, or its --checkpoint-ns, has
+    none."""
+    saver = target.saver(tenant)
+    info = summary(saver, thread_id, checkpoint_ns)
     if info is None:
-        raise _no_thread(target, thread_id, tenant)
+        count = saver.count_checkpoints(thread_id)
+        if count == 0:
+            raise _no_thread(target, thread_id, tenant)
+        raise CliError(
+            f"Thread {thread_id!r}{_of(tenant)} has {count} checkpoint(s), none in checkpoint "
+            f"namespace {checkpoint_ns!r}: pass the --checkpoint-ns of one of its subgraphs "
+            "('' is the root graph's).",
+            NOT_FOUND,
+        )
     if target.json:
         print_json(info)
         return
@@ -143,16 +158,16 @@ def rm(
     tenant: TenantOpt = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
 ) -> None:
-    """Delete the thread: every checkpoint, channel value and pending write, in every
-    checkpoint namespace; exit 1 when there is no such thread."""
+    """Delete a thread with every row it holds.
+
+    Every checkpoint, channel value and pending write, in every checkpoint namespace.
+    Exit 1 when there is no such thread, 4 when not confirmed."""
     saver = target.saver(tenant)
     count = saver.count_checkpoints(thread_id)
     if count == 0:
         raise _no_thread(target, thread_id, tenant)
     if not yes:
-        typer.confirm(
-            f"Delete thread {thread_id!r}{_of(tenant)} ({count} checkpoint(s))?", abort=True
-        )
+        confirm_or_decline(f"Delete thread {thread_id!r}{_of(tenant)} ({count} checkpoint(s))?")
     saver.delete_thread(thread_id)
     done(
         target,
@@ -174,8 +189,9 @@ def export_threads(
         Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
     ] = None,
 ) -> None:
-    """Write threads as JSON Lines, one stored row per line (binary values in base64), so
-    `threads import` restores them byte for byte."""
+    """Write threads as JSON Lines, one stored row per line.
+
+    Binary values are in base64, so `threads import` restores them byte for byte."""
     saver = target.saver(tenant)
     ids = thread_ids or saver.threads()
     try:
@@ -196,8 +212,10 @@ def import_threads(
     target: Target,
     source: Annotated[Path, typer.Argument(help="JSON Lines file ('-' for stdin).")],
 ) -> None:
-    """Write threads from JSON Lines as `threads export` writes them, each under the
-    tenant its lines name. Every line is checked before anything is written."""
+    """Write threads from JSON Lines as threads export writes them.
+
+    Each thread goes under the tenant its lines name. Every line is checked before
+    anything is written."""
     if str(source) == "-":
         imported = thread_transfer.import_threads(target.saver, sys.stdin)
     else:

@@ -124,6 +124,28 @@ def check_vector_keys(item_sort_key: str, count: int) -> None:
         )
 
 
+# The widest number `to_attribute` stores a vector component as (9 significant digits,
+# negative): what a stream-mode put reserves per dimension for the consumer's vector.
+WIDEST_COMPONENT = Decimal("-0.123456789")
+
+
+def check_vector_room(row: dict[str, Any], dims: int, count: int) -> None:
+    """Raise `ValueError` when a stream-mode row would exceed DynamoDB's item size limit
+    once the stream consumer adds its vector (and vector count and version) and clears
+    the pending marker: refused at put, such an item would stay pending forever."""
+    embedded = {k: v for k, v in row.items() if k != PENDING}
+    embedded.update({VECTOR: [WIDEST_COMPONENT] * dims, VECTOR_COUNT: count})
+    if count > 1:
+        embedded[VECTOR_VERSION] = new_vector_version()
+    try:
+        check_row_size(embedded)
+    except ValueError as error:
+        raise ValueError(
+            f"In stream mode the stream consumer adds its {dims}-number vector to the item, "
+            f"so the value must leave room for it: {error}"
+        ) from None
+
+
 def warn_no_text(namespace: tuple[str, ...], key: str, paths: Sequence[str]) -> None:
     """Log that an item is stored but cannot be found by semantic search."""
     logger.warning(
@@ -189,6 +211,7 @@ def plan_embeddings(
         if texts and stream:
             rows[i][CONTENT_HASH] = rows[i][PENDING] = content_hash(texts, settings.model)
             plan.pending.append(i)
+            check_vector_room(rows[i], settings.dims, len(texts))
         elif texts:
             if len(texts) > 1:
                 rows[i][VECTOR_VERSION] = new_vector_version()

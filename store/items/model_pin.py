@@ -30,6 +30,12 @@ from langgraph.store.dynamodb.table.schema import (
 logger = logging.getLogger(__name__)
 
 BEDROCK = "bedrock"
+# How long a store trusts its last check of the table's pinned model.
+PIN_CHECK_SECONDS = 60.0
+# How long after its pin check is due a store's write under the old pin may still land
+# (an embedding call and the write, retries included): what `reindex(adopt_model=True)`
+# waits beyond `PIN_CHECK_SECONDS` before it looks for such writes.
+OLD_PIN_WRITE_GRACE_SECONDS = 30.0
 
 
 @dataclass(frozen=True)

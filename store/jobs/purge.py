@@ -34,14 +34,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langgraph.store.base import SearchOp, validate_op_namespace
 from langgraph.store.dynamodb.items import vector_rows
 from langgraph.store.dynamodb.items.registry import Registry
 from langgraph.store.dynamodb.table import clock, dynamo, resume_markers
 from langgraph.store.dynamodb.table.keys import (
     GROUP_LABELS,
     Namespace,
-    as_namespace,
+    check_prefix,
     encode_namespace,
     namespace_of_registry_key,
     registry_prefix,
@@ -123,8 +122,7 @@ def check_scope(prefix: Iterable[str], *, all_tenants: bool) -> Namespace:
     """The prefix as a namespace, or `ValueError` when purging it would erase many tenants
     by accident: an empty prefix, or one shorter than a group, unless `all_tenants` (then
     with no prefix at all)."""
-    namespace = as_namespace(prefix)
-    validate_op_namespace(SearchOp(namespace_prefix=namespace))
+    namespace = check_prefix(prefix)
     if all_tenants:
         if namespace:
             raise ValueError(

@@ -21,7 +21,12 @@ from typing import Any, Protocol
 
 from langgraph.store.dynamodb.items.embedding import content_hash, texts_to_embed
 from langgraph.store.dynamodb.items.index_config import IndexSettings
-from langgraph.store.dynamodb.items.model_pin import ensure_pin, repin
+from langgraph.store.dynamodb.items.model_pin import (
+    OLD_PIN_WRITE_GRACE_SECONDS,
+    PIN_CHECK_SECONDS,
+    ensure_pin,
+    repin,
+)
 from langgraph.store.dynamodb.items.registry import Registry
 from langgraph.store.dynamodb.items.vector_rows import carried
 from langgraph.store.dynamodb.items.vector_writes import (
@@ -33,6 +38,7 @@ from langgraph.store.dynamodb.items.vector_writes import (
 from langgraph.store.dynamodb.table import clock, dynamo
 from langgraph.store.dynamodb.table.keys import (
     Namespace,
+    check_prefix,
     decode_namespace,
     encode_namespace,
     namespace_of_registry_key,
@@ -122,12 +128,14 @@ def reindex(
     (re-pinning it); otherwise a store whose model differs from the pinned one is refused.
     An exception from `on_progress` stops the run after its progress is saved (resume
     later)."""
+    prefix = check_prefix(prefix)
     settings = store.index_settings
     if settings is None:
         raise ValueError("reindex needs a store configured with an index (index={...}).")
     client, table = store.client, store.table_name
     if adopt_model:
         repin(client, table, settings.index_name, settings.model, settings.fields)
+        repinned_at = clock.monotonic()
     else:
         ensure_pin(client, table, settings.index_name, settings.model, settings.fields)
     marker = ResumeMarker.of_reindex(client, table, settings.index_name, prefix)
@@ -135,23 +143,37 @@ def reindex(
     run = _Run(store, settings, concurrency, max_items_per_second)
     started = time.perf_counter()
     registry = Registry(client, table, consistent=True)
-    for row in sorted(registry.rows(prefix), key=lambda row: str(row[SK])):
-        namespace_key = row[SK]
-        if start is not None and namespace_key < start[0]:
-            continue
-        after = start[1] if start is not None and namespace_key == start[0] else None
-        for page in _pages(client, table, row, after, page_size, settings):
-            run.page(page)
-            if not run.progress.failed:  # a resume must retry what failed: stay before it
-                marker.save(
-                    {
-                        REINDEX_NAMESPACE: namespace_key,
-                        MARKER_AFTER: page[-1][SK],
-                        REINDEX_MODEL: settings.model.key,
-                    }
-                )
-            if on_progress is not None:
-                on_progress(run.progress)
+
+    def embed_scope(start: tuple[str, str] | None) -> None:
+        for row in sorted(registry.rows(prefix), key=lambda row: str(row[SK])):
+            namespace_key = row[SK]
+            if start is not None and namespace_key < start[0]:
+                continue
+            after = start[1] if start is not None and namespace_key == start[0] else None
+            for page in _pages(client, table, row, after, page_size, settings):
+                run.page(page)
+                if not run.progress.failed:  # a resume must retry what failed: stay before it
+                    marker.save(
+                        {
+                            REINDEX_NAMESPACE: namespace_key,
+                            MARKER_AFTER: page[-1][SK],
+                            REINDEX_MODEL: settings.model.key,
+                        }
+                    )
+                if on_progress is not None:
+                    on_progress(run.progress)
+
+    embed_scope(start)
+    if adopt_model:
+        # A store that read the old pin just before the re-pin writes that model's vectors
+        # until its check is due again: wait until every such write has landed, then read
+        # the scope again and re-embed what they left (their content hash names the old
+        # model, so they are stale).
+        wait = repinned_at + PIN_CHECK_SECONDS + OLD_PIN_WRITE_GRACE_SECONDS - clock.monotonic()
+        if wait > 0:
+            logger.info("Reindex waits %.0f s for stores still on the old model to stop", wait)
+            clock.sleep(wait)
+        embed_scope(None)
     marker.clear()
     progress = run.progress
     summary = ReindexSummary(

@@ -13,6 +13,7 @@ from typing import Any
 
 from langgraph.store.dynamodb.items.registry import Registry
 from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.dynamo import BYTES_PER_EVENTUAL_UNIT, Counted
 from langgraph.store.dynamodb.table.keys import (
     Namespace,
     encode_namespace,
@@ -20,9 +21,6 @@ from langgraph.store.dynamodb.table.keys import (
     namespace_of_registry_key,
 )
 from langgraph.store.dynamodb.table.schema import ITEM_PREFIX, PK, SK, VECTOR, VECTOR_ROW_PREFIX
-
-# Bytes per read unit of an eventually consistent read (4 KB per half unit).
-BYTES_PER_EVENTUAL_UNIT = 8192
 
 
 @dataclass(frozen=True)
@@ -41,25 +39,18 @@ class TenantStorage:
         return encode_namespace(self.group)
 
 
-@dataclass(frozen=True)
-class _Counted:
-    rows: int
-    matching: int
-    units: float
-
-
 def tenant_storage(client: Any, table: str, prefix: Namespace) -> list[TenantStorage]:
     """Each group at or below `prefix` (or holding it), in order, with what it stores."""
     registry = Registry(client, table, consistent=False)
     namespaces = [namespace_of_registry_key(row[SK]) for row in registry.rows(prefix)]
     counts = dynamo.parallel_map(lambda ns: _namespace(client, table, ns), namespaces)
-    by_group: dict[Namespace, list[tuple[_Counted, _Counted]]] = {}
+    by_group: dict[Namespace, list[tuple[Counted, Counted]]] = {}
     for namespace, (items, extras) in zip(namespaces, counts, strict=True):
         by_group.setdefault(group_of(namespace), []).append((items, extras))
     return [_total(group, found) for group, found in by_group.items()]
 
 
-def _total(group: Namespace, found: Sequence[tuple[_Counted, _Counted]]) -> TenantStorage:
+def _total(group: Namespace, found: Sequence[tuple[Counted, Counted]]) -> TenantStorage:
     return TenantStorage(
         group=group,
         namespaces=sum(1 for items, _ in found if items.rows),
@@ -71,32 +62,21 @@ def _total(group: Namespace, found: Sequence[tuple[_Counted, _Counted]]) -> Tena
     )
 
 
-def _namespace(client: Any, table: str, namespace: Namespace) -> tuple[_Counted, _Counted]:
+def _namespace(client: Any, table: str, namespace: Namespace) -> tuple[Counted, Counted]:
     partition = encode_namespace(namespace)
     return _count(client, table, partition, ITEM_PREFIX), _count(
         client, table, partition, VECTOR_ROW_PREFIX
     )
 
 
-def _count(client: Any, table: str, partition: str, rows: str) -> _Counted:
+def _count(client: Any, table: str, partition: str, rows: str) -> Counted:
     """Rows of `partition` whose sort key starts with `rows`, how many hold a vector, and
     the read units counting them cost."""
-    kwargs: dict[str, Any] = {
-        "TableName": table,
-        "KeyConditionExpression": f"{PK} = :pk AND begins_with({SK}, :rows)",
-        "FilterExpression": "attribute_exists(#v)",
-        "ExpressionAttributeNames": {"#v": VECTOR},
-        "ExpressionAttributeValues": {":pk": {"S": partition}, ":rows": {"S": rows}},
-        "Select": "COUNT",
-        "ReturnConsumedCapacity": "TOTAL",
-    }
-    scanned = matching = 0
-    units = 0.0
-    while True:
-        response = client.query(**kwargs)
-        scanned += response["ScannedCount"]
-        matching += response["Count"]
-        units += response["ConsumedCapacity"]["CapacityUnits"]
-        if "LastEvaluatedKey" not in response:
-            return _Counted(scanned, matching, units if scanned else 0.0)  # the minimum charge
-        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    return dynamo.count(
+        client,
+        TableName=table,
+        KeyConditionExpression=f"{PK} = :pk AND begins_with({SK}, :rows)",
+        FilterExpression="attribute_exists(#v)",
+        ExpressionAttributeNames={"#v": VECTOR},
+        ExpressionAttributeValues={":pk": {"S": partition}, ":rows": {"S": rows}},
+    )

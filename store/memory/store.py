@@ -33,7 +33,12 @@ from langgraph.store.dynamodb.items.index_config import (
     IndexSettings,
     parse_index_config,
 )
-from langgraph.store.dynamodb.items.model_pin import check_pin, ensure_pin, read_pin
+from langgraph.store.dynamodb.items.model_pin import (
+    PIN_CHECK_SECONDS,
+    check_pin,
+    ensure_pin,
+    read_pin,
+)
 from langgraph.store.dynamodb.items.registry import Registry
 from langgraph.store.dynamodb.items.rows import build_row
 from langgraph.store.dynamodb.jobs.purge import PurgeResult, purge
@@ -56,8 +61,6 @@ logger = logging.getLogger(__name__)
 R = TypeVar("R")
 
 DEFAULT_MAX_CONCURRENCY = 64
-# How long a store trusts its last check of the table's pinned model.
-PIN_CHECK_SECONDS = 60.0
 
 
 async def _no_vectors() -> list[list[float]]:

@@ -9,6 +9,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 from langgraph.store.dynamodb.items.embedding import to_search_vector
 from langgraph.store.dynamodb.items.index_config import IndexSettings
+from langgraph.store.dynamodb.table.errors import OFFLINE_BACKENDS, UnsupportedBackendError
 from langgraph.store.dynamodb.table.schema import GROUPS_PK, PK, VECTOR
 from langgraph.store.dynamodb.table.table import describe
 from langgraph.store.dynamodb.table.table_spec import attribute_definitions, index_spec
@@ -157,14 +158,12 @@ def _unsupported(client: Any, table: str, settings: IndexSettings) -> str:
         f"Table {table} was given vector index {settings.index_name!r}, but DescribeTable at "
         f"{where} does not report it: this backend does not support DynamoDB vector indexes. "
         "Plain moto (moto.mock_aws, moto_server), DynamoDB Local and LocalStack accept "
-        "VectorIndexes and silently drop them. For offline runs use "
-        "langgraph.store.dynamodb.testing.mock_aws (in place of moto.mock_aws) or "
-        "langgraph.store.dynamodb.testing.local_endpoint(); on AWS, use boto3>=1.43.64 in a "
-        "region that offers vector indexes."
+        f"VectorIndexes and silently drop them. {OFFLINE_BACKENDS}; on AWS, use "
+        "boto3>=1.43.64 in a region that offers vector indexes."
     )
 
 
-class VectorIndexUnsupportedError(RuntimeError):
+class VectorIndexUnsupportedError(UnsupportedBackendError):
     """The DynamoDB backend accepted a vector index but does not keep it."""
 
 

@@ -18,3 +18,8 @@ def now() -> float:
 def monotonic() -> float:
     """Seconds on a clock that never jumps back: how long a process trusts its cache."""
     return time.monotonic()
+
+
+def sleep(seconds: float) -> None:
+    """Wait `seconds` (a job waiting out other processes' caches)."""
+    time.sleep(seconds)

@@ -6,17 +6,21 @@ import contextlib
 import contextvars
 import itertools
 import random
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
+from urllib.parse import urlsplit
 
 import boto3
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotoConnectionError
+from langgraph.store.dynamodb.table.errors import plain_moto
 from langgraph.store.dynamodb.table.schema import PK, SK
 
 T = TypeVar("T")
@@ -28,6 +32,13 @@ BATCH_GET_LIMIT = 100
 BATCH_WRITE_LIMIT = 25
 MAX_BATCH_ROUNDS = 12
 MAX_WORKERS = 16
+
+# Bytes per read unit of an eventually consistent read (4 KB per half unit): what a
+# counting Query's consumed capacity says about the bytes it evaluated.
+BYTES_PER_EVENTUAL_UNIT = 8192
+
+# Attempts to connect to an endpoint before a request fails (`fail_fast_on_connection_errors`).
+CONNECTION_ATTEMPTS = 2
 
 DEFAULT_CONFIG = Config(retries={"mode": "adaptive", "max_attempts": 10})
 
@@ -51,8 +62,68 @@ def make_client(
             "No AWS region found: pass region_name='us-east-1' (or your region) to "
             "DynamoDBStore, or set AWS_REGION / AWS_DEFAULT_REGION."
         )
+    if endpoint_url is not None:
+        parts = urlsplit(endpoint_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                f"endpoint_url must be an http:// or https:// URL with a host, e.g. "
+                f"http://127.0.0.1:8484 (the one `dynamodb-memory serve` prints), got "
+                f"{endpoint_url!r}."
+            )
     config = DEFAULT_CONFIG.merge(boto_config) if boto_config else DEFAULT_CONFIG
-    return session.client("dynamodb", region_name=region, endpoint_url=endpoint_url, config=config)
+    client = session.client(
+        "dynamodb", region_name=region, endpoint_url=endpoint_url, config=config
+    )
+    if endpoint_url is not None:
+        fail_fast_on_connection_errors(client)
+    return client
+
+
+def fail_fast_on_connection_errors(client: Any) -> None:
+    """Make `client` give up on an endpoint it cannot connect to after
+    `CONNECTION_ATTEMPTS` attempts; every other retry (throttling, server errors, a
+    dropped connection) stays as its retry mode decides. Clients of an explicit
+    `endpoint_url` (a local endpoint: nothing listening stays so) get it by default."""
+
+    def give_up(attempts: int, caught_exception: BaseException | None, **_: Any) -> None:
+        if isinstance(caught_exception, BotoConnectionError) and attempts >= CONNECTION_ATTEMPTS:
+            raise caught_exception
+        # None: no opinion, the retry mode's own handler decides.
+
+    service = client.meta.service_model.service_id.hyphenize()
+    client.meta.events.register_first(
+        f"needs-retry.{service}", give_up, unique_id="fail-fast-on-connection-errors"
+    )
+
+
+# Set by the emulation (`langgraph.store.dynamodb.testing`) once it has patched moto, which
+# then serves each request atomically, as DynamoDB does.
+_emulated = threading.Event()
+
+
+def mark_emulated() -> None:
+    """Record that moto in this process carries the emulation's patches."""
+    _emulated.set()
+
+
+def refuse_plain_moto(client: Any, owner: str) -> None:
+    """Make every request of `client` fail at once, with `errors.plain_moto(owner)`, when
+    plain moto's `mock_aws` would answer it in this process (no emulation patched in):
+    moto alone is not safe under the concurrent requests `owner` makes. Checked per
+    request (a mock may start after the client exists); costs a dictionary lookup."""
+
+    def check(**_: Any) -> None:
+        if _emulated.is_set():
+            return
+        models = sys.modules.get("moto.core.models")
+        if models is None or not getattr(models.botocore_stubber, "enabled", False):
+            return
+        host = urlsplit(client.meta.endpoint_url).hostname or ""
+        if host.endswith(".amazonaws.com"):  # a custom endpoint is a real server
+            raise plain_moto(owner)
+
+    service = client.meta.service_model.service_id.hyphenize()
+    client.meta.events.register(f"before-call.{service}", check)
 
 
 def serialize(item: dict[str, Any]) -> dict[str, Any]:
@@ -184,6 +255,32 @@ def query(client: Any, **kwargs: Any) -> Iterator[dict[str, Any]]:
         if not last:
             return
         kwargs["ExclusiveStartKey"] = last
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What a counting Query found: rows read, rows its filter kept, read units paid."""
+
+    rows: int
+    matching: int
+    units: float
+
+
+def count(client: Any, **kwargs: Any) -> Counted:
+    """Run a `Select="COUNT"` Query (`kwargs`: its key condition, maybe a filter) over
+    every page: the rows it read, those its filter kept, and the read units it consumed
+    (0 for an empty answer, which DynamoDB still bills at its minimum charge)."""
+    kwargs.update(Select="COUNT", ReturnConsumedCapacity="TOTAL")
+    rows = matching = 0
+    units = 0.0
+    while True:
+        response = client.query(**kwargs)
+        rows += response["ScannedCount"]
+        matching += response["Count"]
+        units += response["ConsumedCapacity"]["CapacityUnits"]
+        if "LastEvaluatedKey" not in response:
+            return Counted(rows, matching, units if rows else 0.0)
+        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
 
 def batch_get(

@@ -33,7 +33,34 @@ class InvalidSettingError(ValueError):
 
 
 class TableNotFoundError(LookupError):
-    """The store's DynamoDB table does not exist where the client looks for it."""
+    """The store's (or the saver's) DynamoDB table does not exist where the client looks."""
+
+
+class KeySchemaError(ValueError):
+    """The table exists but with another key schema than `PK`/`SK`: it is not one the
+    store or the saver created."""
+
+
+# What to run offline instead of a backend that is not DynamoDB enough.
+OFFLINE_BACKENDS = (
+    "For offline runs use langgraph.store.dynamodb.testing.mock_aws (in place of "
+    "moto.mock_aws) or langgraph.store.dynamodb.testing.local_endpoint()"
+)
+
+
+class UnsupportedBackendError(RuntimeError):
+    """The DynamoDB backend answering the client cannot serve the store or the saver as
+    DynamoDB does."""
+
+
+def plain_moto(owner: str) -> UnsupportedBackendError:
+    """The error for `owner` (a class name) whose requests plain moto would answer."""
+    return UnsupportedBackendError(
+        f"{owner}'s requests are answered by plain moto (moto.mock_aws) without this "
+        "package's emulation: plain moto does not serve concurrent requests atomically as "
+        f"DynamoDB does, so {owner}'s concurrent calls fail (\"dictionary changed size during "
+        f'iteration") or see half-applied writes. {OFFLINE_BACKENDS}.'
+    )
 
 
 class AccessDeniedError(PermissionError):
@@ -46,9 +73,10 @@ class NamespaceFullError(RuntimeError):
 
 
 @contextlib.contextmanager
-def table_must_exist(client: Any, table: str) -> Iterator[None]:
+def table_must_exist(client: Any, table: str, *, owner: str = "store") -> Iterator[None]:
     """Turn DynamoDB's bare "Requested resource not found" into a `TableNotFoundError`
-    naming the table, the region and endpoint, and `setup()`; the original is its cause."""
+    naming the table, the region and endpoint, and `<owner>.setup()` (the object that
+    met it: "store" or "saver"); the original is its cause."""
     try:
         yield
     except ClientError as error:
@@ -57,7 +85,7 @@ def table_must_exist(client: Any, table: str) -> Iterator[None]:
         meta = client.meta
         raise TableNotFoundError(
             f"DynamoDB table {table!r} was not found in region {meta.region_name} "
-            f"(endpoint {meta.endpoint_url}). Call store.setup() once to create it (or deploy "
+            f"(endpoint {meta.endpoint_url}). Call {owner}.setup() once to create it (or deploy "
             "the CDK stack), or check table_name, region_name and endpoint_url."
         ) from error
 

@@ -73,6 +73,15 @@ def as_namespace(path: Any) -> Namespace:
     return tuple(path)
 
 
+def check_prefix(prefix: Any) -> Namespace:
+    """A namespace prefix (any sequence of labels; `()` is the whole store) as a tuple,
+    validated as a search validates its prefix: `InvalidNamespaceError` naming the bad
+    label."""
+    namespace = as_namespace(prefix)
+    validate_op_namespace(SearchOp(namespace_prefix=namespace))
+    return namespace
+
+
 def validate_op(op: Op) -> None:
     """Validate the namespace an op carries (after `normalize_op`), on every path."""
     validate_op_namespace(op)

@@ -3,10 +3,13 @@ nothing else."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
+from langgraph.store.dynamodb.table.errors import KeySchemaError
 from langgraph.store.dynamodb.table.schema import (
     EXPIRES_AT,
     ITEM_ATTRIBUTES,
@@ -30,15 +33,18 @@ def describe(client: Any, table: str) -> dict[str, Any] | None:
     return description
 
 
-def ensure_table(client: Any, table: str, spec: dict[str, Any]) -> None:
+def ensure_table(
+    client: Any, table: str, spec: dict[str, Any], *, owner: str = "DynamoDBStore"
+) -> None:
     """Create the table from `spec` (CreateTable parameters, see `table_spec`) when it is
-    missing, wait until it is ACTIVE, check an existing table's key schema and recency
-    index (refusing a table without it), enable TTL."""
+    missing, wait until it is ACTIVE, check an existing table's key schema (a refusal names
+    `owner`, the class whose setup() met it) and recency index (refusing a table without
+    it), enable TTL."""
     existing = describe(client, table)
     if existing is None:
         _create(client, table, spec)
     else:
-        _check_keys(table, existing)
+        _check_keys(table, existing, owner)
         check_recency_index(table, existing)
     client.get_waiter("table_exists").wait(
         TableName=table, WaiterConfig={"Delay": 1, "MaxAttempts": 600}
@@ -56,13 +62,29 @@ def _create(client: Any, table: str, spec: dict[str, Any]) -> None:
             raise
 
 
-def _check_keys(table: str, description: dict[str, Any]) -> None:
+def _check_keys(table: str, description: dict[str, Any], owner: str) -> None:
     keys = {k["AttributeName"]: k["KeyType"] for k in description["KeySchema"]}
     if keys != {k["AttributeName"]: k["KeyType"] for k in KEY_SCHEMA}:
-        raise ValueError(
-            f"Table {table} has key schema {keys}; DynamoDBStore needs PK (HASH, S) and "
+        raise KeySchemaError(
+            f"Table {table} has key schema {keys}; {owner} needs PK (HASH, S) and "
             "SK (RANGE, S). Use another table name or a table created by setup()."
         )
+
+
+@contextlib.contextmanager
+def keys_must_match(client: Any, table: str, owner: str) -> Iterator[None]:
+    """Turn the `ValidationException` DynamoDB answers a request whose keys the table's
+    key schema does not have into a one-line `KeySchemaError` naming `owner` (costs one
+    DescribeTable, only then); any other error passes unchanged."""
+    try:
+        yield
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") != "ValidationException":
+            raise
+        existing = describe(client, table)
+        if existing is not None:
+            _check_keys(table, existing, owner)
+        raise
 
 
 def missing_recency_index(table: str) -> str:

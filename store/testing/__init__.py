@@ -22,7 +22,7 @@ try:
         matches_filter,
         run_consumer,
     )
-    from .tables import emulated_tables
+    from .tables import emulated_regions, emulated_tables
     from .ttl import TTL_USER_IDENTITY, expire_ttl_items
 except ImportError as error:
     # A moto without a module or name the emulation imports: say which moto, and the range.
@@ -43,6 +43,7 @@ __all__ = [
     "ScriptedChatModel",
     "current_settings",
     "drain_stream",
+    "emulated_regions",
     "emulated_tables",
     "expire_ttl_items",
     "local_endpoint",

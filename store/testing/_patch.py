@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from langgraph.store.dynamodb.table.dynamo import mark_emulated
 from langgraph.store.dynamodb.table.values import MAX_ITEM_BYTES, attribute_size
 from moto import backend_index
 from moto.core.responses import ActionResult
@@ -472,4 +473,5 @@ def install() -> None:
     LimitedSizeDict.__setitem__ = _limited_setitem  # type: ignore[method-assign]
     install_bedrock()
     install_converse()
+    mark_emulated()
     _installed = True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import dynamodb_backends
 
 from ._vector import iter_tables
@@ -12,3 +13,8 @@ def emulated_tables() -> list[tuple[str, str, str]]:
     return [
         (account, region, table.name) for account, region, table in iter_tables(dynamodb_backends)
     ]
+
+
+def emulated_regions() -> frozenset[str]:
+    """The regions the emulation serves DynamoDB in (moto's, as botocore lists them)."""
+    return frozenset(dynamodb_backends[DEFAULT_ACCOUNT_ID].regions)

@@ -171,3 +171,22 @@ def test_closing_the_terminal_saves_like_ctrl_c(tmp_path: Path) -> None:
         code, stopped = server.stop(signal.SIGHUP)  # what a closed terminal sends
     assert code == 0 and stopped["saved_items"] >= 2
     assert saved_keys(state, "kept") == {"k"}
+
+
+def test_a_state_file_naming_an_unknown_region_is_one_line(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    table = {
+        "region": "mars-north-9",
+        "create": {
+            "TableName": "memory",
+            "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}],
+            "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"}],
+        },
+        "ttl_attribute": None,
+        "items": [],
+    }
+    state.write_text(json.dumps({"version": 1, "tables": [table]}))
+    code, err = serve_refused("--port", str(free_port()), "--state", str(state))
+    assert code == 2 and err.count("\n") == 1, err
+    assert "table entry 1 is in region 'mars-north-9', which the endpoint does not serve" in err
+    assert json.loads(state.read_text())["tables"] == [table]  # never overwritten

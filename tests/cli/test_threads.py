@@ -214,7 +214,7 @@ def test_rm_asks_first_then_deletes_every_row(
     with DynamoDBSaver(threads_table, **kwargs) as saver:
         write_thread(saver, "doomed")
         declined = cli("threads", "rm", "--table", threads_table, "doomed", input="n\n")
-        assert declined.exit_code == 1 and "Delete thread 'doomed' (2 checkpoint(s))?" in (
+        assert declined.exit_code == 4 and "Delete thread 'doomed' (2 checkpoint(s))?" in (
             declined.output
         )
         assert saver.count_checkpoints("doomed") == 2

@@ -241,7 +241,7 @@ def drain(consumer: Any) -> None:
     assert report.ok, report
 
 
-def test_reindex_sends_only_what_it_declares(recorder: Recorder) -> None:
+def test_reindex_sends_only_what_it_declares(recorder: Recorder, clock: FakeClock) -> None:
     kv = DynamoDBStore(TABLE, region_name=REGION)
     kv.setup()
     kv.put(NS, "one", note(1))

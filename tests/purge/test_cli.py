@@ -49,7 +49,7 @@ def test_dry_run_counts_and_deletes_nothing(store: DynamoDBStore) -> None:
 def test_it_asks_first_and_a_no_deletes_nothing(store: DynamoDBStore) -> None:
     before = rows(store)
     result = purge("memories.acme", answer="n\n")
-    assert result.exit_code == 2
+    assert result.exit_code == 4  # declined (README's exit codes)
     assert "Erase 23 rows under memories.acme" in result.output
     assert "nothing was deleted" in result.output
     assert rows(store) == before
@@ -85,7 +85,7 @@ def test_a_prefix_shorter_than_a_tenant_exits_2(store: DynamoDBStore, prefix: st
 
 def test_the_whole_table_needs_its_name_typed(store: DynamoDBStore) -> None:
     before = rows(store)
-    assert purge("--all-tenants", answer="yes\n").exit_code == 2
+    assert purge("--all-tenants", answer="yes\n").exit_code == 4
     assert rows(store) == before
     result = purge("--all-tenants", answer=f"{TABLE}\n")
     assert result.exit_code == 0, result.output

@@ -127,7 +127,7 @@ def test_a_concurrent_put_wins_over_reindex() -> None:
         assert found[0].score == pytest.approx(1.0, abs=1e-5)
 
 
-def test_reindex_with_another_model_is_refused_unless_adopted() -> None:
+def test_reindex_with_another_model_is_refused_unless_adopted(clock: FakeClock) -> None:
     with mock_aws():
         first = CountingEmbeddings()
         store = index_store(first)
@@ -176,7 +176,7 @@ def test_a_run_interrupted_inside_a_namespace_resumes_inside_it() -> None:
         assert sorted(Counter(embeddings.texts).values()) == [1] * 60
 
 
-def test_adopting_a_model_never_resumes_the_old_models_run() -> None:
+def test_adopting_a_model_never_resumes_the_old_models_run(clock: FakeClock) -> None:
     with mock_aws():
         kv = DynamoDBStore(TABLE, region_name="us-east-1")
         kv.setup()
