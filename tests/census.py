@@ -142,3 +142,14 @@ def check(client: Any, table: str, scope: Scope, result: PurgeResult) -> Census:
     census = take(client, table, scope)
     assert census.agrees(result), census.explain(result)
     return census
+
+
+def outside(rows: Iterable[dict[str, Any]], scope: Scope) -> list[dict[str, Any]]:
+    """The rows (wire format) a purge of `scope` must leave exactly as they were: those
+    out of scope, its own resume marker aside."""
+    return [
+        row
+        for row in rows
+        if scope.kind_of(row[PK]["S"], row[SK]["S"]) is None
+        and not (row[PK]["S"] == META_PK and row[SK]["S"].startswith(PURGE_PREFIX))
+    ]
