@@ -9,7 +9,11 @@ matters). A neighbour tenant sits next to each. `store.purge` is then measured a
 botocore's boundary (`bench.instrument.Meter`): every request by operation, the write and
 read units, and the rows left (0). No timing is asserted anywhere.
 
-    python -m bench.purge [--items 5000] [--users 1000]
+Then the cost of `scan=True` (`--verify-scan`, issue 30): two identical small tenants,
+one purged as usual and one with the Scan; the difference is the Scan, which reads the
+whole table (every tenant's rows), not the purged tenant's.
+
+    python -m bench.purge [--items 5000] [--users 1000] [--small 50]
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ class Measured:
     write_units: float
     read_units: float
     result: PurgeResult
+    table_rows: int
 
     def per_1000(self, operation: str | None = None) -> float:
         count = sum(self.calls.values()) if operation is None else self.calls.get(operation, 0)
@@ -67,9 +72,20 @@ def many_users(store: DynamoDBStore, users: int) -> None:
     replicate(TABLE, {"u000000": [f"u{n:06d}" for n in range(1, users)]})
 
 
-def measure(store: DynamoDBStore, layout: str, tenant: tuple[str, ...]) -> Measured:
+def small_tenants(store: DynamoDBStore, users: int) -> None:
+    """Two identical tenants of `users` namespaces of 2 items."""
+    for tenant in ("small-a", "small-b"):
+        for key in ("a", "b"):
+            store.put(("memories", tenant, "w000000"), key, note(0))
+    replicate(TABLE, {"w000000": [f"w{n:06d}" for n in range(1, users)]})
+
+
+def measure(
+    store: DynamoDBStore, layout: str, tenant: tuple[str, ...], *, scan: bool = False
+) -> Measured:
+    table_rows = store.client.describe_table(TableName=TABLE)["Table"]["ItemCount"]
     with Meter() as meter:
-        sample = meter.measure(lambda: store.purge(tenant))
+        sample = meter.measure(lambda: store.purge(tenant, scan=scan))
     result: PurgeResult = sample.result
     assert result.rows_left == 0, result
     return Measured(
@@ -79,6 +95,7 @@ def measure(store: DynamoDBStore, layout: str, tenant: tuple[str, ...]) -> Measu
         write_units=sample.usage.write_units,
         read_units=sample.usage.read_units,
         result=result,
+        table_rows=table_rows,
     )
 
 
@@ -100,6 +117,18 @@ def report(measured: list[Measured]) -> str:
             f"| {m.per_1000('Query'):.1f} | {checkpoint:.1f} | {m.per_1000():.1f} "
             f"| {m.write_units:,.0f} | {m.read_units:,.0f} | {m.result.rows_left} |"
         )
+    verified = [m for m in measured if m.result.verification.scanned]
+    plain = [m for m in measured if not m.result.verification.scanned]
+    for scanned, usual in zip(verified, plain[-len(verified) :], strict=True):
+        lines += [
+            "",
+            f"`scan=True` on a table of {scanned.table_rows:,} rows, purging {scanned.rows:,} "
+            f"of them: {scanned.calls.get('Scan', 0)} Scan requests, "
+            f"{scanned.read_units - usual.read_units:,.1f} read units and "
+            f"{sum(scanned.calls.values()) - sum(usual.calls.values())} requests more than "
+            f"the same purge without it ({usual.read_units:,.1f} read units, "
+            f"{sum(usual.calls.values())} requests).",
+        ]
     lines += ["", "Rows erased by kind:"]
     lines += [f"- {m.layout}: {dict(m.result.deleted)}" for m in measured]
     return "\n".join(lines)
@@ -109,6 +138,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--items", type=int, default=5000)
     parser.add_argument("--users", type=int, default=1000)
+    parser.add_argument("--small", type=int, default=50, help="users of each small tenant")
     args = parser.parse_args()
     with mock_aws():
         store = make_store()
@@ -117,6 +147,12 @@ def main() -> None:
         measured = [
             measure(store, f"one namespace of {args.items:,} items", ("memories", "big")),
             measure(store, f"{args.users:,} namespaces of 2 items", ("memories", "many")),
+        ]
+        small_tenants(store, args.small)
+        layout = f"{args.small:,} namespaces of 2 items"
+        measured += [
+            measure(store, layout, ("memories", "small-a")),
+            measure(store, f"{layout}, scan=True", ("memories", "small-b"), scan=True),
         ]
     print(report(measured))
 

@@ -131,9 +131,10 @@ class MemoryBackend(Construct):
 
     def grant_purge(self, grantee: iam.IGrantable) -> iam.Grant:
         """Grant what `store.purge()` / `dynamodb-memory purge` needs and nothing more
-        (`permissions.NEEDS[Component.PURGE]`): Query and BatchWriteItem on the table, and
-        PutItem/DeleteItem for its checkpoint row. Give it to an operator's role, not to an
-        app's: it erases whole tenants."""
+        (`permissions.NEEDS[Component.PURGE]`): Query and BatchWriteItem on the table,
+        PutItem/DeleteItem for its checkpoint row, and Scan (a wipe of every tenant, or a
+        purge verified by a Scan). Give it to an operator's role, not to an app's: it
+        erases whole tenants."""
         return self._grant(grantee, Component.PURGE)
 
     def _grant(self, grantee: iam.IGrantable, component: Components) -> iam.Grant:

@@ -1,7 +1,13 @@
-"""A tenant's threads as row sources of a purge (`DynamoDBStore.purge(prefix,
-sources=...)`): its runs' index rows, every row of each of its threads, then its thread
-registry, in that order, so a purge killed at any point finds the rest when run again
-(the registry lists the threads; the checkpoint rows lead to the run index rows)."""
+"""Threads as row sources of a purge (`DynamoDBStore.purge(prefix, sources=...)`): a
+tenant's, those of savers without a tenant key, or every thread of the table.
+
+A tenant's threads come as its runs' index rows, every row of each of its threads, then
+its thread registry, in that order, so a purge killed at any point finds the rest when
+run again (the registry lists the threads; the checkpoint rows lead to the run index
+rows). Each source also says which partitions it owns, so a purge that sweeps the table
+with a Scan (`scan=True`, `--verify-scan`) finds the rows no registry lists: a thread
+whose registry row expired or was never written. Every thread of the table (`--all-tenants`)
+can only be found that way: no row lists the tenants."""
 
 from __future__ import annotations
 
@@ -11,13 +17,18 @@ from typing import Any
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.store.dynamodb.table.keys import Namespace
 from langgraph.store.dynamodb.table.row_sources import RowSource
-from langgraph.store.dynamodb.table.schema import CHECKPOINT, PK, RUN, SK
-from langgraph.store.dynamodb.table.thread_keys import Thread, registry_pk
+from langgraph.store.dynamodb.table.schema import CHECKPOINT, PK, RUN, RUN_KIND, SK, THREAD_KIND
+from langgraph.store.dynamodb.table.thread_keys import Thread, registry_pk, run_pk
 
 from .access import Access
 from .upkeep import run_key
 
 Key = dict[str, str]
+
+RUN_INDEX_ROWS = "thread_run_index"
+THREAD_ROWS = "thread_rows"
+THREAD_REGISTRY = "thread_registry"
+THREAD_KINDS = (RUN_INDEX_ROWS, THREAD_ROWS, THREAD_REGISTRY)
 
 
 def thread_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
@@ -25,7 +36,51 @@ def thread_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
     rows included. A thread listed once stays listed for the purge's verification, so a
     checkpoint written into it meanwhile is reported, not missed."""
     if not isinstance(tenant, str) or not tenant:
-        raise ValueError(f"the tenant whose threads to erase must be named, got {tenant!r}")
+        raise ValueError(
+            f"the tenant whose threads to erase must be named, got {tenant!r} (the threads "
+            "of savers without a tenant_key: untenanted_thread_sources)"
+        )
+    return _tenant_sources(client, table, tenant)
+
+
+def untenanted_thread_sources(client: Any, table: str) -> list[RowSource]:
+    """The row sources that erase every thread of the savers without a `tenant_key`."""
+    return _tenant_sources(client, table, "")
+
+
+def every_thread_sources() -> list[RowSource]:
+    """Every thread of the table, of every tenant and of savers without a tenant key, for
+    a purge of every tenant (`all_tenants=True`, or `scan=True`): no row lists the
+    tenants, so only the purge's Scan finds them, by the partitions these sources own."""
+
+    def unlisted(_: Namespace) -> Iterator[Key]:
+        raise ValueError(
+            "Every tenant's threads are found only by a purge's Scan: purge with "
+            "all_tenants=True or scan=True."
+        )
+
+    return [
+        RowSource(RUN_INDEX_ROWS, unlisted, lambda pk: pk.startswith(RUN_KIND)),
+        RowSource(THREAD_ROWS, unlisted, lambda pk: _is_thread(pk, None)),
+        RowSource(THREAD_REGISTRY, unlisted, lambda pk: _is_registry(pk, None)),
+    ]
+
+
+def _is_thread(pk: str, tenant: str | None) -> bool:
+    """Whether `pk` is a thread's partition (of `tenant`; of any for None)."""
+    if tenant is not None:
+        return pk.startswith(registry_pk(tenant) + "/")
+    return pk.startswith(THREAD_KIND) and "/" in pk[len(THREAD_KIND) :]
+
+
+def _is_registry(pk: str, tenant: str | None) -> bool:
+    """Whether `pk` is a thread registry partition (of `tenant`; of any for None)."""
+    if tenant is not None:
+        return pk == registry_pk(tenant)
+    return pk.startswith(THREAD_KIND) and "/" not in pk[len(THREAD_KIND) :]
+
+
+def _tenant_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
     access = Access(client, table, JsonPlusSerializer(), True, None, False)
     seen: dict[Thread, None] = {}
 
@@ -49,8 +104,9 @@ def thread_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
         for row in access.query(registry_pk(tenant), expired_too=True):
             yield {PK: row[PK], SK: row[SK]}
 
+    runs_prefix = run_pk(tenant, "")
     return [
-        RowSource("thread run index", runs),
-        RowSource("thread rows", rows),
-        RowSource("thread registry", registry),
+        RowSource(RUN_INDEX_ROWS, runs, lambda pk: pk.startswith(runs_prefix)),
+        RowSource(THREAD_ROWS, rows, lambda pk: _is_thread(pk, tenant)),
+        RowSource(THREAD_REGISTRY, registry, lambda pk: _is_registry(pk, tenant)),
     ]

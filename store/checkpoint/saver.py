@@ -51,7 +51,7 @@ from langgraph.store.dynamodb.table.values import item_size
 
 from . import upkeep
 from .access import SAVER, TRANSACT_BYTES, TRANSACT_LIMIT, Access
-from .erasure import thread_sources
+from .erasure import thread_sources, untenanted_thread_sources
 from .loading import Loaded, load
 from .payloads import chunk_keys, unpack
 from .rows import RowSet, WriteSet, checkpoint_rows, registry_row, write_rows
@@ -556,7 +556,10 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
 
     def erasure_sources(self) -> builtins.list[RowSource]:
         """What erases the bound tenant's threads in a purge of its memories:
-        `store.purge(prefix, sources=saver.for_tenant(t).erasure_sources())`."""
+        `store.purge(prefix, sources=saver.for_tenant(t).erasure_sources())`; for a saver
+        without a tenant key, every one of its threads (`store.purge(None, sources=...)`)."""
+        if self.tenant_key is None:
+            return untenanted_thread_sources(self._client, self.table_name)
         return thread_sources(self._client, self.table_name, self._bound_tenant())
 
     def _guarded(self, thread: Thread | None, step: Any, *args: Any) -> Any:

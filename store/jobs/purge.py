@@ -7,9 +7,20 @@ markers of reindexes of scopes at or below the prefix or stopped inside it, and 
 `RowSource` given (a checkpointer's threads, say). The model pin is the table's, not a
 tenant's: it stays.
 
-It never scans: the registry names the namespaces (`Registry.rows`), each partition is
-Queried for its keys, and rows go in BatchWriteItems of 25, pooled across namespaces
-(`dynamo.batch_write`: concurrent, `UnprocessedItems` retried), so the cost is O(rows).
+By default it never scans: the registry names the namespaces (`Registry.rows`), each
+partition is Queried for its keys, and rows go in BatchWriteItems of 25, pooled across
+namespaces (`dynamo.batch_write`: concurrent, `UnprocessedItems` retried), so the cost is
+O(rows). That trusts the registries: a row in a partition no registry lists (a thread whose
+registry row expired, or was never written) is neither deleted nor counted.
+
+`scan=True` trusts nothing: after the registry-driven deletes, one Scan of the whole table
+(`SCAN_SEGMENTS` parallel segments, keys only, strongly consistent) finds every row in
+scope (the prefix's namespace partitions, and the partitions each source `owns`), deletes
+it, and the verification reads every partition it found again. Its cost is the table's
+size, whatever the tenant's: one read unit per 4 KB of the table, on top of the default
+purge. A purge of every tenant (`all_tenants`) always sweeps: it erases every row of the
+table but the model pins and its own marker, the rows no registry or source knows
+included, and a wipe reads the whole table anyway.
 
 Order, which makes it resumable: partitions first (the purge's resume marker records the
 prefix, the last namespace emptied and the counts), row sources, then a verification read
@@ -39,8 +50,10 @@ from langgraph.store.dynamodb.items.registry import Registry
 from langgraph.store.dynamodb.table import clock, dynamo, resume_markers
 from langgraph.store.dynamodb.table.keys import (
     GROUP_LABELS,
+    SEPARATOR,
     Namespace,
     check_prefix,
+    decode_namespace,
     encode_namespace,
     namespace_of_registry_key,
     registry_prefix,
@@ -52,11 +65,13 @@ from langgraph.store.dynamodb.table.schema import (
     GROUPS_PK,
     ITEM_PREFIX,
     MARKER_AFTER,
+    META_PK,
     PK,
     PURGE_DELETED,
     PURGE_PREFIX,
     PURGE_SAVED_AT,
     PURGE_SCOPE,
+    REGISTRY_PREFIX,
     REINDEX_NAMESPACE,
     REINDEX_PREFIX,
     SK,
@@ -67,6 +82,8 @@ logger = logging.getLogger(__name__)
 
 # Rows read before a round of deletes: a full BatchWriteItem for each concurrent writer.
 FLUSH_ROWS = dynamo.BATCH_WRITE_LIMIT * dynamo.MAX_WORKERS
+# Parallel segments of a sweeping purge's Scan (each a paginated Scan of its share).
+SCAN_SEGMENTS = 4
 
 ITEMS = "items"
 VECTOR_ROWS = "vector_rows"
@@ -81,14 +98,17 @@ Key = dict[str, str]
 
 @dataclass(frozen=True)
 class Census:
-    """The rows under a prefix, by kind, as one read of every partition found them: what a
-    purge would delete (dry run), or what is left after it (its verification)."""
+    """The rows in a purge's scope, by kind, as one read of every partition found them:
+    what a purge would delete (dry run), or what is left after it (its verification).
+    `prefix` is None for a purge of its sources alone; `scanned` says whether a Scan of
+    the whole table looked for rows no registry lists."""
 
     table: str
-    prefix: Namespace
+    prefix: Namespace | None
     rows: Mapping[str, int]
     namespaces: int
     seconds: float
+    scanned: bool = False
 
     @property
     def total(self) -> int:
@@ -99,10 +119,10 @@ class Census:
 @dataclass(frozen=True)
 class PurgeResult:
     """What a purge deleted (by kind, over every run of it when resumed) and its
-    verification: the rows found under the prefix at the end (0 when complete)."""
+    verification: the rows found in its scope at the end (0 when complete)."""
 
     table: str
-    prefix: Namespace
+    prefix: Namespace | None
     deleted: Mapping[str, int]
     verification: Census
     seconds: float
@@ -110,7 +130,7 @@ class PurgeResult:
 
     @property
     def rows_left(self) -> int:
-        """Rows the verification found under the prefix."""
+        """Rows the verification found in the purge's scope."""
         return self.verification.total
 
 
@@ -139,24 +159,44 @@ def check_scope(prefix: Iterable[str], *, all_tenants: bool) -> Namespace:
     return namespace
 
 
+def _checked(
+    prefix: Iterable[str] | None, all_tenants: bool, sources: Sequence[RowSource]
+) -> Namespace | None:
+    """The purge's prefix (`check_scope`), or None for a purge of `sources` alone."""
+    if prefix is not None:
+        return check_scope(prefix, all_tenants=all_tenants)
+    if all_tenants or not sources:
+        raise ValueError(
+            "A purge needs a prefix (a tenant, e.g. memories.acme), all_tenants=True with "
+            "the prefix (), or, with prefix None, the row sources to erase (a tenant's "
+            "threads: saver.erasure_sources())."
+        )
+    return None
+
+
 def purge(
     client: Any,
     table: str,
-    prefix: Iterable[str],
+    prefix: Iterable[str] | None,
     *,
     all_tenants: bool = False,
     force: bool = False,
     sources: Sequence[RowSource] = (),
     on_progress: Callable[[int], None] | None = None,
+    scan: bool = False,
 ) -> PurgeResult:
     """Delete everything at or below `prefix` (see the module docstring), resuming where
-    a run of the same prefix stopped (its resume marker), and verify. Refused
-    (`PurgeConflictError`, naming it) while another purge of an overlapping prefix holds
-    its resume marker, unless `force`. `on_progress` gets the rows deleted so far."""
+    a run of the same prefix stopped (its resume marker), and verify. `prefix=None`
+    erases the rows of `sources` alone (no namespace, no resume marker: each source lists
+    afresh what is left). `scan` also sweeps the table with a Scan for rows no registry
+    lists (always on with `all_tenants`). Refused (`PurgeConflictError`, naming it) while
+    another purge of an overlapping prefix holds its resume marker, unless `force`.
+    `on_progress` gets the rows deleted so far."""
     started = time.perf_counter()
-    scope = _Scope(client, table, check_scope(prefix, all_tenants=all_tenants), sources)
-    marker = ResumeMarker.of_purge(client, table, scope.prefix)
-    saved = _acquire(marker, scope.prefix, force=force)
+    namespace = _checked(prefix, all_tenants, sources)
+    scope = _Scope(client, table, namespace, sources, scan or all_tenants)
+    marker = None if namespace is None else ResumeMarker.of_purge(client, table, namespace)
+    saved = None if marker is None else _acquire(marker, namespace or (), force=force)
     deleted = Counter({kind: int(n) for kind, n in (saved or {}).get(PURGE_DELETED, {}).items()})
     position = [str(saved.get(MARKER_AFTER, "")) if saved else ""]
     at_start = scope.namespaces()
@@ -164,22 +204,25 @@ def purge(
     def progress(kinds: Counter[str], after: str | None) -> None:
         deleted.update(kinds)
         position[0] = position[0] if after is None else after
-        _save(marker, scope.prefix, position[0], deleted)
+        if marker is not None:
+            _save(marker, scope.prefix or (), position[0], deleted)
         if on_progress is not None:
             on_progress(deleted.total())
 
     scope.delete_partitions(
         [ns for ns in at_start if registry_sort_key(ns) > position[0]], progress
     )
-    for source in sources:
-        progress(scope.delete(source.keys(scope.prefix), source.kind), None)
-    verification = scope.verify(at_start, progress)
+    for source in scope.listed_sources():
+        progress(scope.delete(source.keys(scope.prefix or ()), source.kind), None)
+    swept = scope.sweep(progress) if scope.scan else _Swept()
+    verification = scope.verify(at_start, swept, progress)
     if verification.total:
-        _save(marker, scope.prefix, "", deleted)  # a rerun must read every partition again
+        if marker is not None:  # a rerun must read every partition again
+            _save(marker, scope.prefix or (), "", deleted)
         logger.warning(
-            "Purge of %s left %d rows: %s", scope.prefix, verification.total, verification
+            "Purge of %s left %d rows: %s", scope.label, verification.total, verification
         )
-    else:
+    elif marker is not None:
         marker.clear()
     return PurgeResult(
         table=table,
@@ -194,32 +237,58 @@ def purge(
 def census(
     client: Any,
     table: str,
-    prefix: Iterable[str],
+    prefix: Iterable[str] | None,
     *,
     all_tenants: bool = False,
     sources: Sequence[RowSource] = (),
+    scan: bool = False,
 ) -> Census:
     """What `purge` would delete, by kind, read the way purge reads it (no write)."""
     started = time.perf_counter()
-    scope = _Scope(client, table, check_scope(prefix, all_tenants=all_tenants), sources)
-    namespaces = scope.namespaces()
-    rows, _ = scope.count_partitions(namespaces)
-    rows.update(scope.count_metadata())
+    namespace = _checked(prefix, all_tenants, sources)
+    scope = _Scope(client, table, namespace, sources, scan or all_tenants)
+    swept = scope.find() if scope.scan else _Swept()
+    namespaces = sorted(set(scope.namespaces()) | swept.namespaces, key=registry_sort_key)
+    rows = scope.count(scope.read_partitions(namespaces), swept)
     return scope.census(rows, len(namespaces), started)
 
 
 @dataclass
+class _Swept:
+    """What a Scan found in a purge's scope: each row's kind by key, the namespaces whose
+    partitions hold any, and the other partitions holding any."""
+
+    rows: dict[tuple[str, str], str] = field(default_factory=dict)
+    namespaces: set[Namespace] = field(default_factory=set)
+    partitions: set[str] = field(default_factory=set)
+
+
+@dataclass
 class _Scope:
-    """The rows at or below one prefix, and how to read and delete them."""
+    """The rows in one purge's scope (a prefix, its sources), and how to read and delete
+    them."""
 
     client: Any
     table: str
-    prefix: Namespace
+    prefix: Namespace | None
     sources: Sequence[RowSource]
+    scan: bool
     registry: Registry = field(init=False)
 
     def __post_init__(self) -> None:
         self.registry = Registry(self.client, self.table, consistent=True)
+
+    @property
+    def label(self) -> str:
+        """The scope, for logs."""
+        if self.prefix is None:
+            return ", ".join(source.kind for source in self.sources)
+        return ".".join(self.prefix) or "every tenant"
+
+    def listed_sources(self) -> list[RowSource]:
+        """The sources whose rows their `keys` list: all of them, except, when sweeping,
+        those the Scan finds by the partitions they own."""
+        return [s for s in self.sources if not (self.scan and s.owns is not None)]
 
     def namespaces(self) -> list[Namespace]:
         """The registered namespaces at or below the prefix, in registry-key order."""
@@ -227,6 +296,8 @@ class _Scope:
 
     def _registered(self) -> list[Key]:
         """The keys of the registry rows at or below the prefix, in registry-key order."""
+        if self.prefix is None:
+            return []
         rows = self.registry.rows(self.prefix)
         return sorted(({PK: row[PK], SK: row[SK]} for row in rows), key=lambda key: key[SK])
 
@@ -261,51 +332,127 @@ class _Scope:
         dynamo.batch_write(self.client, self.table, vector_rows.deletes(found))
         return Counter(kind or _kind(key[SK]) for key in found)
 
+    def find(self) -> _Swept:
+        """Every row in scope, by one Scan of the whole table (`SCAN_SEGMENTS` segments)."""
+        swept = _Swept()
+        for segment in dynamo.parallel_map(self._scan_segment, range(SCAN_SEGMENTS)):
+            for (pk, sk), kind in segment:
+                swept.rows[(pk, sk)] = kind
+                if _is_namespace_partition(pk):
+                    swept.namespaces.add(decode_namespace(pk))
+                else:
+                    swept.partitions.add(pk)
+        return swept
+
+    def sweep(self, progress: Callable[[Counter[str], str | None], None]) -> _Swept:
+        """Find every row in scope by a Scan and delete what the registry-driven passes
+        left: namespaces' rows, rows no source listed (in the sources' order, as their
+        `keys` would), and, for every tenant, rows of no known kind. Registry and group
+        rows of a prefix stay for the verification, which deletes them once their
+        partitions are read empty."""
+        swept = self.find()
+        order = [ITEMS, VECTOR_ROWS, OTHER_ROWS] + [source.kind for source in self.sources]
+        if self.prefix == ():
+            order += [REINDEX_MARKERS, REGISTRY_ROWS, GROUP_ROWS]
+        for kind in dict.fromkeys(order):
+            keys = [{PK: pk, SK: sk} for (pk, sk), found in swept.rows.items() if found == kind]
+            if keys:
+                progress(self.delete(keys, kind), None)
+        return swept
+
+    def _scan_segment(self, segment: int) -> list[tuple[tuple[str, str], str]]:
+        """The keys and kinds of the rows in scope in one segment of the table."""
+        kwargs: dict[str, Any] = {
+            "TableName": self.table,
+            "ProjectionExpression": f"{PK}, {SK}",
+            "ConsistentRead": True,
+            "Segment": segment,
+            "TotalSegments": SCAN_SEGMENTS,
+        }
+        found: list[tuple[tuple[str, str], str]] = []
+        while True:
+            response = self.client.scan(**kwargs)
+            for item in response.get("Items", []):
+                pk, sk = item[PK]["S"], item[SK]["S"]
+                kind = self.kind_of(pk, sk)
+                if kind is not None:
+                    found.append(((pk, sk), kind))
+            if "LastEvaluatedKey" not in response:
+                return found
+            kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+    def kind_of(self, pk: str, sk: str) -> str | None:
+        """The kind of a row in scope that a sweep deletes (None: out of scope, or left to
+        the verification): a row of a namespace at or below the prefix, a row in a
+        partition a source owns, and, for every tenant, every other row but the table's
+        model pins and purge markers."""
+        if _is_namespace_partition(pk):
+            inside = self.prefix is not None and (pk + SEPARATOR).startswith(
+                registry_prefix(self.prefix)
+            )
+            return _kind(sk) if inside else None
+        owner = next((s for s in self.sources if s.owns is not None and s.owns(pk)), None)
+        if owner is not None:
+            return owner.kind
+        if self.prefix != ():
+            return None
+        if pk == META_PK:
+            return REINDEX_MARKERS if sk.startswith(REINDEX_PREFIX) else None
+        if pk == GROUPS_PK:
+            return GROUP_ROWS
+        return REGISTRY_ROWS if pk.startswith(REGISTRY_PREFIX) else OTHER_ROWS
+
     def verify(
-        self, at_start: Sequence[Namespace], progress: Callable[[Counter[str], str | None], None]
+        self,
+        at_start: Sequence[Namespace],
+        swept: _Swept,
+        progress: Callable[[Counter[str], str | None], None],
     ) -> Census:
-        """Read every partition under the prefix again (those of the start, and any
-        registered since), delete the registry rows of the empty ones, then the group
-        rows and reindex resume markers, and count what is left."""
+        """Read every partition in scope again (the namespaces of the start, any
+        registered since, and those the sweep found), delete the registry rows of the
+        empty ones, then the group rows and reindex resume markers, and count what is
+        left."""
         started = time.perf_counter()
         registered = self._registered()
         namespaces = sorted(
-            set(at_start) | {_namespace(key) for key in registered}, key=registry_sort_key
+            set(at_start) | swept.namespaces | {_namespace(key) for key in registered},
+            key=registry_sort_key,
         )
-        rows, occupied = self.count_partitions(namespaces)
-        emptied = [key for key in registered if _namespace(key) not in occupied]
+        partitions = self.read_partitions(namespaces)
+        emptied = [key for key in registered if not partitions[_namespace(key)]]
         progress(self.delete(emptied, REGISTRY_ROWS), None)
         groups = [key for key in self._group_rows() if not self.registry.rows(_namespace(key))]
         progress(self.delete(groups, GROUP_ROWS), None)
         progress(self.delete(self._reindex_markers(), REINDEX_MARKERS), None)
-        rows.update(self.count_metadata())
-        return self.census(rows, len(namespaces), started)
+        return self.census(self.count(partitions, swept), len(namespaces), started)
 
-    def count_partitions(
-        self, namespaces: Sequence[Namespace]
-    ) -> tuple[Counter[str], set[Namespace]]:
-        """Rows by kind in the namespaces' partitions, and the namespaces holding any."""
-        counts = dynamo.parallel_map(
-            lambda ns: Counter(_kind(key[SK]) for key in self._partition_keys(ns)), namespaces
-        )
-        total: Counter[str] = Counter()
-        for count in counts:
-            total.update(count)
-        occupied = {ns for ns, count in zip(namespaces, counts, strict=True) if count}
-        return total, occupied
+    def read_partitions(self, namespaces: Sequence[Namespace]) -> dict[Namespace, list[Key]]:
+        """The keys of the rows in each namespace's partition (read concurrently)."""
+        found = dynamo.parallel_map(lambda ns: list(self._partition_keys(ns)), namespaces)
+        return dict(zip(namespaces, found, strict=True))
 
-    def count_metadata(self) -> Counter[str]:
-        """Registry rows, group rows, reindex resume markers (and row sources) in scope."""
-        rows: Counter[str] = Counter(
-            {
-                REGISTRY_ROWS: len(self.registry.rows(self.prefix)),
-                GROUP_ROWS: len(self._group_rows()),
-                REINDEX_MARKERS: len(self._reindex_markers()),
-            }
-        )
-        for source in self.sources:
-            rows[source.kind] += sum(1 for _ in source.keys(self.prefix))
-        return rows
+    def count(self, partitions: Mapping[Namespace, list[Key]], swept: _Swept) -> Counter[str]:
+        """The rows in scope by kind, each counted once: those of the namespaces'
+        `partitions`, the registry, group and reindex marker rows, the rows the sources
+        list, and the rows now in the other partitions a sweep found."""
+        found: dict[tuple[str, str], str] = {}
+        for keys in partitions.values():
+            found.update(((key[PK], key[SK]), _kind(key[SK])) for key in keys)
+        metadata = {
+            REGISTRY_ROWS: self._registered(),
+            GROUP_ROWS: self._group_rows(),
+            REINDEX_MARKERS: self._reindex_markers(),
+        }
+        for kind, keys in metadata.items():
+            found.update(((key[PK], key[SK]), kind) for key in keys)
+        for source in self.listed_sources():
+            found.update(((k[PK], k[SK]), source.kind) for k in source.keys(self.prefix or ()))
+        reread = dynamo.parallel_map(lambda pk: list(self._query(pk, "")), sorted(swept.partitions))
+        for key in (key for keys in reread for key in keys):
+            owner = self.kind_of(key[PK], key[SK])
+            if owner is not None:
+                found[(key[PK], key[SK])] = owner
+        return Counter(found.values())
 
     def census(self, rows: Counter[str], namespaces: int, started: float) -> Census:
         return Census(
@@ -314,12 +461,13 @@ class _Scope:
             rows=dict(sorted({**dict.fromkeys(self._kinds(), 0), **rows}.items())),
             namespaces=namespaces,
             seconds=time.perf_counter() - started,
+            scanned=self.scan,
         )
 
     def _kinds(self) -> list[str]:
         """The kinds every census reports, found or not."""
         fixed = [ITEMS, VECTOR_ROWS, REGISTRY_ROWS, GROUP_ROWS, REINDEX_MARKERS]
-        return fixed + [source.kind for source in self.sources]
+        return (fixed if self.prefix is not None else []) + [s.kind for s in self.sources]
 
     def _partition_keys(self, namespace: Namespace) -> Iterator[Key]:
         return self._query(encode_namespace(namespace), "")
@@ -327,10 +475,14 @@ class _Scope:
     def _group_rows(self) -> list[Key]:
         """The `._groups` rows of groups at or below the prefix (none for a prefix deeper
         than a group: the group holds other namespaces too)."""
+        if self.prefix is None:
+            return []
         return list(self._query(GROUPS_PK, registry_prefix(self.prefix)))
 
     def _reindex_markers(self) -> list[Key]:
         """Reindex resume markers of a scope at or below the prefix, or stopped inside it."""
+        if self.prefix is None:
+            return []
         inside = registry_prefix(self.prefix)
         return [
             {PK: row[PK], SK: row[SK]}
@@ -355,6 +507,12 @@ class _Scope:
             ConsistentRead=True,
         ):
             yield {PK: str(row[PK]), SK: str(row[SK])}
+
+
+def _is_namespace_partition(pk: str) -> bool:
+    """Whether `pk` is a namespace's partition: no namespace encodes to a key starting with
+    the separator, and every other partition does (`schema`)."""
+    return not pk.startswith(SEPARATOR)
 
 
 def _kind(sort_key: str) -> str:

@@ -197,19 +197,22 @@ class DynamoDBStore(Owner, BaseStore):
 
     def purge(
         self,
-        prefix: Iterable[str],
+        prefix: Iterable[str] | None,
         *,
         all_tenants: bool = False,
         force: bool = False,
         sources: Sequence[RowSource] = (),
         on_progress: Callable[[int], None] | None = None,
+        scan: bool = False,
     ) -> PurgeResult:
         """Erase everything at or below `prefix` (a tenant: at least two labels; the whole
-        table only with `all_tenants=True` and no prefix) and verify it: items, vectors,
-        registry rows, the tenant's reindex resume markers and the rows of `sources`. Never
-        scans; resumable; refused while a purge of an overlapping prefix is unfinished
-        unless `force`. The result's `rows_left` is 0 unless writers added rows meanwhile
-        (`jobs.purge`, docs/architecture.md)."""
+        table only with `all_tenants=True` and no prefix; None: only the rows of
+        `sources`) and verify it: items, vectors, registry rows, the tenant's reindex
+        resume markers and the rows of `sources`. Never scans unless `scan` (one Scan of
+        the whole table finds the rows no registry lists) or `all_tenants`; resumable;
+        refused while a purge of an overlapping prefix is unfinished unless `force`. The
+        result's `rows_left` is 0 unless writers added rows meanwhile (`jobs.purge`,
+        docs/architecture.md)."""
         self._check_open()
         with (
             table_must_exist(self._client, self.table_name),
@@ -224,17 +227,19 @@ class DynamoDBStore(Owner, BaseStore):
                 force=force,
                 sources=sources,
                 on_progress=on_progress,
+                scan=scan,
             )
             return self._pool.run(run)
 
     async def apurge(
         self,
-        prefix: Iterable[str],
+        prefix: Iterable[str] | None,
         *,
         all_tenants: bool = False,
         force: bool = False,
         sources: Sequence[RowSource] = (),
         on_progress: Callable[[int], None] | None = None,
+        scan: bool = False,
     ) -> PurgeResult:
         """Async `purge`, on the store's threads."""
         run = functools.partial(
@@ -244,6 +249,7 @@ class DynamoDBStore(Owner, BaseStore):
             force=force,
             sources=sources,
             on_progress=on_progress,
+            scan=scan,
         )
         return await self._pool.arun(run)
 

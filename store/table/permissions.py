@@ -132,9 +132,11 @@ NEEDS: dict[Component, frozenset[Permission]] = {
         "dynamodb:BatchWriteItem",
     ),
     # Query: the registry, each partition, `._meta`; BatchWriteItem: the deletes; PutItem
-    # and DeleteItem: its resume marker. Never Scan.
+    # and DeleteItem: its resume marker; Scan: only a purge of every tenant, or one asked
+    # to verify by a Scan (`scan=True`, `--verify-scan`).
     Component.PURGE: _on(
         On.TABLE,
+        "dynamodb:Scan",
         "dynamodb:Query",
         "dynamodb:BatchWriteItem",
         "dynamodb:PutItem",

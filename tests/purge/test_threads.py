@@ -76,8 +76,8 @@ def test_a_tenants_purge_erases_its_threads_and_nothing_else() -> None:
         sources = saver.for_tenant("acme").erasure_sources()
         result = store.purge(TENANT, sources=sources)
         assert result.rows_left == 0 and result.verification.total == 0
-        assert result.deleted["thread rows"] > 10 and result.deleted["thread registry"] == 2
-        assert result.deleted["thread run index"] >= 2
+        assert result.deleted["thread_rows"] > 10 and result.deleted["thread_registry"] == 2
+        assert result.deleted["thread_run_index"] >= 2
         after = rows(store)
         assert acme_threads(after) == []
         assert after == [r for r in before if r not in tenant_rows(before)]
@@ -122,11 +122,11 @@ def test_the_cli_erases_a_tenants_threads_with_its_memories() -> None:
         )
         assert dry.exit_code == 0, dry.output
         counted = json.loads(dry.stdout)["rows"]
-        assert counted["thread registry"] == 2 and counted["thread rows"] > 10
+        assert counted["thread_registry"] == 2 and counted["thread_rows"] > 10
         assert rows(store) == before
         done = CliRunner().invoke(
             app, ["purge", "memories.acme", "--threads-tenant", "acme", "--yes"], env=env
         )
         assert done.exit_code == 0, done.output
-        assert "Verified: 0 rows left" in done.output and "thread rows" in done.output
+        assert "Verified: 0 rows left" in done.output and "thread_rows" in done.output
         assert rows(store) == untouched(before)
