@@ -13,7 +13,8 @@ Row kinds (`PK` / `SK`):
 - thread rows: `.t/<tenant>/<thread_id>` / `c#<ns>#<checkpoint_id>` (a checkpoint),
   `b#<ns>#<channel>#<version>` (a channel value), `z#<owner>#<field>#<i>` (a chunk);
 - thread registry row: `.t/<tenant>` / `<thread_id>`;
-- run index row: `.r/<tenant>/<run_id>` / `<thread_id>#<ns>#<checkpoint_id>`.
+- run index row: `.r/<tenant>/<run_id>` / `<thread_id>#<ns>` (earlier versions:
+  `<thread_id>#<ns>#<checkpoint_id>`, one per checkpoint).
 
 `<namespace>` is the namespace's labels joined by `.` (`keys.encode_namespace`), `<group>`
 its first two, `<scope>` a namespace prefix as `keys.registry_prefix` writes it; in thread
@@ -131,9 +132,16 @@ REINDEX_NAMESPACE = "namespace"
 REINDEX_MODEL = "model"
 
 # A checkpoint row: the checkpoint, its metadata, its parent's id, its run's id, and one
-# map per pending write, `w:<task>:<idx>`.
+# map per pending write, `w:<task>:<idx>`. Rows written since values went inline also hold
+# `VALUES` (channel -> serialized value, the channels stored in the row itself) and maybe
+# `EXTERNAL` (the channels read from channel value rows at the checkpoint's versions);
+# a row without `VALUES` reads every channel from its value rows.
 CP = "cp"
 MD = "md"
+VALUES = "cv"
+EXTERNAL = "cx"
+# True once the checkpoint's put landed (a `put_writes` arriving first leaves it False).
+COMMITTED = "ok"
 PARENT = "parent"
 RUN = "run"
 WRITE_PREFIX = "w:"
