@@ -164,7 +164,7 @@ def checkpoint_rows(
         thread.pk, sk, MD, dump(serde, metadata, f"metadata of {thread}"), CHECKPOINT_INLINE, ttl
     )
     rows.chunks.extend(cp_chunks + md_chunks)
-    attributes: dict[str, Any] = {CP: cp_head, MD: md_head, VALUES: inline, COMMITTED: True, **ttl}
+    attributes: dict[str, Any] = {CP: cp_head, MD: md_head, VALUES: inline, COMMITTED: 1, **ttl}
     if external:
         attributes[EXTERNAL] = external
     if parent_id:

@@ -294,7 +294,8 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             return
         ttl = ttl_attributes(float(minutes), now)
         keep = margin_ttl(float(minutes), now)
-        keys = [{PK: r[PK], SK: r[SK]} for r in loaded.rows]
+        # Never shorten a row's life: a put may have kept it alive for longer.
+        keys = [{PK: r[PK], SK: r[SK]} for r in loaded.rows if expiry_of(r) < ttl[EXPIRES_AT]]
         actions: builtins.list[dict[str, Any]] = [_slide(key, ttl) for key in keys]
         if RUN in checkpoint:
             actions.append(_slide(upkeep.run_key(thread, checkpoint), keep))
@@ -304,7 +305,8 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             if not _slide_all(access, chunk):
                 return  # a row is gone: the thread is being deleted or pruned
         for row in loaded.rows:
-            self._known.learn({**row, **ttl})
+            if expiry_of(row) < ttl[EXPIRES_AT]:
+                self._known.learn({**row, **ttl})
         self._known.learn(registry)
 
     def list(
@@ -587,13 +589,12 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             for i, name in enumerate(planned.entries)
         ]
         # Its old value says whether the checkpoint's put had landed (`_register`).
-        names["#ok"], values[":no"] = COMMITTED, False
-        sets.append("#ok = if_not_exists(#ok, :no)")
+        names["#ok"], values[":two"] = COMMITTED, 2
         try:
             response = access.client.update_item(
                 TableName=access.table,
                 Key=dynamo.serialize({PK: thread.pk, SK: sk}),
-                UpdateExpression="SET " + ", ".join(sets),
+                UpdateExpression="SET " + ", ".join(sets) + " ADD #ok :two",
                 ExpressionAttributeNames=names,
                 ExpressionAttributeValues=dynamo.serialize(values),
                 ReturnValues="UPDATED_OLD",
@@ -603,7 +604,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             raise
         old = dynamo.deserialize(response.get("Attributes", {}))
         access.write([], _superseded(thread, sk, planned, old))
-        if old.get(COMMITTED) is not True:
+        if int(old.get(COMMITTED, 0)) % 2 == 0:
             self._register(access, thread, sk)
 
     def _register(self, access: Access, thread: Thread, sk: str) -> None:
@@ -631,13 +632,9 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             "Key": {PK: thread.pk, SK: sk},
             "UpdateExpression": "SET #e = if_not_exists(#e, :e), #m = if_not_exists(#m, :m)",
             # Only while its put has not landed: a put sets the thread's TTL itself.
-            "ConditionExpression": "#ok = :no",
-            "ExpressionAttributeNames": {"#e": EXPIRES_AT, "#m": TTL_MINUTES, "#ok": COMMITTED},
-            "ExpressionAttributeValues": {
-                ":e": ttl[EXPIRES_AT],
-                ":m": ttl[TTL_MINUTES],
-                ":no": False,
-            },
+            "ConditionExpression": "attribute_not_exists(#cp)",
+            "ExpressionAttributeNames": {"#e": EXPIRES_AT, "#m": TTL_MINUTES, "#cp": CP},
+            "ExpressionAttributeValues": {":e": ttl[EXPIRES_AT], ":m": ttl[TTL_MINUTES]},
         }
         try:
             access.transact([{"Update": expire}, {"Put": {"Item": registry}}])

@@ -140,7 +140,8 @@ CP = "cp"
 MD = "md"
 VALUES = "cv"
 EXTERNAL = "cx"
-# True once the checkpoint's put landed (a `put_writes` arriving first leaves it False).
+# Odd once the checkpoint's put landed: the put sets 1, each `put_writes` adds 2, so the
+# old value a `put_writes` gets back (it always changes) says whether the put had landed.
 COMMITTED = "ok"
 PARENT = "parent"
 RUN = "run"

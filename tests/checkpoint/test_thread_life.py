@@ -12,7 +12,7 @@ import pytest
 from botocore.exceptions import ClientError
 from langgraph.checkpoint.dynamodb import CheckpointTTL, DynamoDBSaver
 from langgraph.store.dynamodb.table.schema import EXPIRES_AT, PK, SK
-from langgraph.store.dynamodb.table.thread_keys import registry_pk
+from langgraph.store.dynamodb.table.thread_keys import Thread, registry_pk
 from langgraph.store.dynamodb.testing import expire_ttl_items
 
 from tests.checkpoint.conftest import TABLE
@@ -91,7 +91,7 @@ def test_an_active_thread_stays_registered_as_long_as_its_latest_checkpoint(
         latest = saver.get_tuple(config("t"))
         assert latest is not None
         registry = rows[(registry_pk(""), "t")]
-        newest = max(int(r[EXPIRES_AT]) for k, r in rows.items() if k[0] != registry_pk(""))
+        newest = max(int(r[EXPIRES_AT]) for k, r in rows.items() if k[0] == Thread("", "t").pk)
         assert int(registry[EXPIRES_AT]) >= newest
 
 
