@@ -123,9 +123,11 @@ def checkpoint_rows(
     `DeltaChannel` snapshot (later checkpoints name its version without its value), is a
     value row of its own, written when its version is new or `stored(its key)` is not
     known, else referenced. A channel with a version and no value reads the value row of
-    that version if the version is not new (an earlier snapshot), and no value if it is
-    (emptied). `ttl` goes on the rows written for the checkpoint, `keep` on the registry
-    and run index rows. Every key is checked before anything is written."""
+    that version when the version is not new and the row is known to be stored (an
+    earlier snapshot, which the saver wrote or read), and no value otherwise (emptied,
+    so a read asks for no missing row). `ttl` goes on the rows written for the checkpoint,
+    `keep` on the registry and run index rows. Every key is checked before anything is
+    written."""
     configurable = config["configurable"]
     ns = configurable.get("checkpoint_ns", "")
     parent_id = configurable.get("checkpoint_id")
@@ -139,7 +141,7 @@ def checkpoint_rows(
     for channel, version in checkpoint["channel_versions"].items():
         blob = blob_sk(ns, channel, version)
         if channel not in values:
-            if channel not in new_versions:
+            if channel not in new_versions and stored(blob):
                 external.append(channel)
                 rows.referenced.append({PK: thread.pk, SK: blob})
             continue
