@@ -90,8 +90,9 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
     Costs per call: `put` and `put_writes` one request (values over 350 KB add their
     chunk rows first), `get_tuple` two, `list(limit=10)` two; `delete_thread`,
     `copy_thread` and `prune` read the thread with Query and write with BatchWriteItem.
-    A checkpoint becomes visible in one TransactWriteItems with the values it introduces,
-    so a reader never sees it without them.
+    A checkpoint holds its small values, so it becomes visible with them in one
+    UpdateItem (one TransactWriteItems when it writes value rows or refreshes a row it
+    needs: `known`), and a reader never sees it without them.
 
     `tenant_key` names a `configurable` key (e.g. "tenant_id") whose value leads every
     key of the thread, so an IAM `dynamodb:LeadingKeys` policy (`iam.tenant_policy(...,
@@ -99,10 +100,12 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
     thread ids (`delete_thread`, `copy_thread`, `prune`, `delete_for_runs`, `list(None)`)
     need the tenant: call them on `saver.for_tenant(tenant)`.
 
-    `ttl={"default_ttl": minutes, "refresh_on_read": True}` expires a thread's rows
-    through DynamoDB's TTL; `get_tuple` slides the expiry of everything the checkpoint it
-    returns needs (and its run index row, so `delete_for_runs` still finds it), once a
-    tenth of the TTL has elapsed; expired rows are invisible before DynamoDB sweeps them.
+    `ttl={"default_ttl": minutes, "refresh_on_read": True}` expires the rows of the
+    threads it starts through DynamoDB's TTL (a thread it has read keeps its own TTL);
+    every row the latest checkpoint needs outlives it; `get_tuple` slides the expiry of
+    everything the checkpoint it returns needs (and its run index row, so
+    `delete_for_runs` still finds it), once a tenth of the TTL has elapsed; expired rows
+    are invisible before DynamoDB sweeps them.
 
     `on_usage` receives the capacity each request consumed, as the store's does
     (`usage.UsageRecord`), attributed to the tenant: group `(".threads", tenant)`.
