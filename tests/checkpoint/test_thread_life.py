@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 from botocore.exceptions import ClientError
+from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.dynamodb import CheckpointTTL, DynamoDBSaver
 from langgraph.store.dynamodb.table.schema import EXPIRES_AT, PK, SK
 from langgraph.store.dynamodb.table.thread_keys import Thread, registry_pk
@@ -82,8 +83,11 @@ def test_an_active_thread_stays_registered_as_long_as_its_latest_checkpoint(
 ) -> None:
     with saver_with(NO_REFRESH) as saver:
         graph = notes_graph(saver)
-        for n in range(6):  # 20 minutes of turns, twice the TTL
-            turn(graph, config("t"), f"turn {n}", f"run-{n}")
+        for n in range(6):  # 20 minutes of turns, twice the TTL; puts keep it registered
+            state = {"messages": [HumanMessage(f"turn {n}")]}
+            graph.invoke(
+                state, {**config("t"), "metadata": {"run_id": f"run-{n}"}}, durability="sync"
+            )
             clock.advance(4 * MINUTE)
         expire_ttl_items(TABLE, now=clock.now())
         assert saver.threads() == ["t"]
