@@ -136,6 +136,14 @@ class Access:
         if requests:
             dynamo.batch_write(self.client, self.table, requests)
 
+    def update(self, body: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """One UpdateItem (an Update action's body); returns the attributes the response
+        holds (per `ReturnValues`), deserialized."""
+        ((_, wire),) = _actions([{"Update": body}])
+        response = self.client.update_item(TableName=self.table, **wire, **kwargs)
+        found: dict[str, Any] = dynamo.deserialize(response.get("Attributes", {}))
+        return found
+
     def transact(self, actions: Sequence[dict[str, Any]]) -> None:
         """Apply up to `TRANSACT_LIMIT` actions atomically, retried on conflicts and
         throttling (each action is idempotent)."""

@@ -17,11 +17,11 @@ from typing import Any
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.store.dynamodb.table.keys import Namespace
 from langgraph.store.dynamodb.table.row_sources import RowSource
-from langgraph.store.dynamodb.table.schema import CHECKPOINT, PK, RUN, RUN_KIND, SK, THREAD_KIND
+from langgraph.store.dynamodb.table.schema import CHECKPOINT, PK, RUN_KIND, SK, THREAD_KIND
 from langgraph.store.dynamodb.table.thread_keys import Thread, registry_pk, run_pk
 
 from .access import Access
-from .upkeep import run_key
+from .upkeep import run_keys
 
 Key = dict[str, str]
 
@@ -91,9 +91,7 @@ def _tenant_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
 
     def runs(_: Namespace) -> Iterator[Key]:
         for thread in threads():
-            for row in access.query(thread.pk, CHECKPOINT, expired_too=True):
-                if RUN in row:
-                    yield run_key(thread, row)
+            yield from run_keys(thread, list(access.query(thread.pk, CHECKPOINT, expired_too=True)))
 
     def rows(_: Namespace) -> Iterator[Key]:
         for thread in threads():

@@ -1,9 +1,9 @@
 """Checkpoint rows into `CheckpointTuple`s: the channel values and the chunks of large
 values, fetched for a whole page of checkpoints at once.
 
-A page costs one BatchGetItem for every channel value and every chunk of the pending
-writes it needs (the rows are known from the checkpoint rows alone), plus one more only
-when a channel value is larger than one row.
+A page costs one BatchGetItem for the value rows and every chunk of the pending writes it
+needs (the rows are known from the checkpoint rows alone; none when the checkpoint rows
+hold their values), plus one more only when a channel value is larger than one row.
 """
 
 from __future__ import annotations
@@ -14,12 +14,21 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import CheckpointTuple
-from langgraph.store.dynamodb.table.schema import CHUNKS_FIELD, CP, DATA, MD, PARENT, PK, SK
-from langgraph.store.dynamodb.table.thread_keys import blob_sk, parse_checkpoint_sk, thread_of_pk
+from langgraph.store.dynamodb.table.schema import (
+    CHUNKS_FIELD,
+    CP,
+    DATA,
+    MD,
+    PARENT,
+    PK,
+    SK,
+    TYPE,
+)
+from langgraph.store.dynamodb.table.thread_keys import parse_checkpoint_sk, thread_of_pk
 
 from .access import Access
 from .payloads import chunk_keys, unpack
-from .rows import as_pending, pending_writes
+from .rows import as_pending, inline_values, pending_writes, value_rows
 
 Key = tuple[str, str]
 
@@ -94,9 +103,8 @@ def _wanted(
         checkpoint = _checkpoint(access, row, fetched, decoded)
         if checkpoint is None:
             continue
-        ns, _ = parse_checkpoint_sk(row[SK])
-        for channel, version in checkpoint["channel_versions"].items():
-            blob = {PK: row[PK], SK: blob_sk(ns, channel, version)}
+        for sk in value_rows(row, checkpoint).values():
+            blob = {PK: row[PK], SK: sk}
             keys.append(blob)
             head = fetched.get((blob[PK], blob[SK]))
             if head is not None:
@@ -117,8 +125,11 @@ def _tuple(
     ns, checkpoint_id = parse_checkpoint_sk(sk)
     used: list[Key] = [(pk, sk)]
     values: dict[str, Any] = {}
-    for channel, version in checkpoint["channel_versions"].items():
-        key = (pk, blob_sk(ns, channel, version))
+    for channel, inline in inline_values(row).items():
+        if inline[TYPE] != "empty":
+            values[channel] = serde.loads_typed((str(inline[TYPE]), bytes(inline[DATA])))
+    for channel, blob in value_rows(row, checkpoint).items():
+        key = (pk, blob)
         head = fetched.get(key)
         if head is None:
             continue

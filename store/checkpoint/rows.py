@@ -1,17 +1,19 @@
 """The rows a checkpoint and its pending writes become, and back.
 
 A checkpoint row (`thread_keys.checkpoint_sk`) holds the checkpoint without its channel
-values (`cp`), its metadata (`md`), its parent's id and its run id, and one attribute per
-pending write (`w:<task>:<idx>`), so one read returns a checkpoint with all its writes.
-Each channel value is a row of its own per version (`b#...`), written once by the
-checkpoint that introduced that version and shared by later checkpoints that did not
-change the channel.
+values (`cp`), its metadata (`md`), its parent's id and its run id, the values of its
+channels (`cv`), and one attribute per pending write (`w:<task>:<idx>`), so one read
+returns a checkpoint with its values and writes, and the values live exactly as long as
+the checkpoint. A large value (or a `DeltaChannel` snapshot) is a row of its own per
+version (`b#...`), written once by the checkpoint that introduced that version and shared
+by later checkpoints that did not change the channel (`cx` names those channels). Rows of
+earlier versions hold no `cv`: every channel is a value row.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,22 +27,28 @@ from langgraph.checkpoint.base import (
     writes_sort_key,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
+from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from langgraph.store.dynamodb.table.schema import (
     CHANNEL,
     CHUNKS_FIELD,
+    COMMITTED,
     CP,
     DATA,
+    EXPIRES_AT,
+    EXTERNAL,
     IDX,
     MD,
     PARENT,
     PATH,
     PK,
     RUN,
-    RUN_KIND,
     SK,
     TASK,
     TENANT,
     THREAD_ID,
+    TTL_MINUTES,
+    TYPE,
+    VALUES,
     WRITE_PREFIX,
 )
 from langgraph.store.dynamodb.table.thread_keys import (
@@ -48,6 +56,7 @@ from langgraph.store.dynamodb.table.thread_keys import (
     blob_sk,
     check_keys,
     checkpoint_sk,
+    parse_checkpoint_sk,
     registry_pk,
     run_pk,
     run_sk,
@@ -56,10 +65,15 @@ from langgraph.store.dynamodb.table.thread_keys import (
 
 from .payloads import CHUNK_BYTES, pack
 
-# What one row may hold inline: the checkpoint and its metadata, a channel value, a write.
+# What one row may hold inline: the checkpoint and its metadata, a channel value in a value
+# row, a write. A checkpoint row holds channel values up to `VALUE_INLINE` bytes each and
+# `VALUES_INLINE` in all, so with its checkpoint, metadata and writes it stays under
+# DynamoDB's 400 KB item limit (a write that would pass it goes to chunk rows).
 CHECKPOINT_INLINE = 100_000
 BLOB_INLINE = CHUNK_BYTES
 WRITE_INLINE = 16_000
+VALUE_INLINE = 64_000
+VALUES_INLINE = 128_000
 
 
 class UnserializableValueError(TypeError):
@@ -79,12 +93,18 @@ def dump(serde: SerializerProtocol, value: Any, what: str) -> tuple[str, bytes]:
 
 @dataclass
 class RowSet:
-    """Rows to write: chunks first (invisible until referenced), then the rows that make
-    them visible (`commit`: UpdateItem/Put actions)."""
+    """A put's rows: chunks first (invisible until referenced), then the value rows they
+    belong to (`heads`), then the checkpoint row (`checkpoint`: its key and the
+    attributes an update sets, keeping writes stored meanwhile). `registry` and `run` are
+    the rows a put rewrites only when they may expire before the checkpoint;
+    `referenced` the value rows of earlier puts the checkpoint reads (head keys)."""
 
     chunks: list[dict[str, Any]] = field(default_factory=list)
     heads: list[dict[str, Any]] = field(default_factory=list)
-    commit: list[dict[str, Any]] = field(default_factory=list)
+    checkpoint: dict[str, Any] = field(default_factory=dict)
+    registry: dict[str, Any] = field(default_factory=dict)
+    run: dict[str, Any] | None = None
+    referenced: list[dict[str, str]] = field(default_factory=list)
 
 
 def checkpoint_rows(
@@ -95,11 +115,19 @@ def checkpoint_rows(
     metadata: CheckpointMetadata,
     new_versions: ChannelVersions,
     ttl: dict[str, Any],
+    keep: dict[str, Any],
+    stored: Callable[[str], bool],
 ) -> RowSet:
-    """The rows of a `put`: the values of the channels in `new_versions` that hold one (a
-    channel emptied at this version gets no row: readers find none and show no value),
-    the checkpoint row, the thread's registry row for a thread's first checkpoint, and
-    the run index row when the metadata names a run."""
+    """The rows of a `put`. Channel values sit in the checkpoint row (`VALUES`) up to
+    `VALUE_INLINE` bytes each and `VALUES_INLINE` in all; a larger value, or a
+    `DeltaChannel` snapshot (later checkpoints name its version without its value), is a
+    value row of its own, written when its version is new or `stored(its key)` is not
+    known, else referenced. A channel with a version and no value reads the value row of
+    that version when the version is not new and the row is known to be stored (an
+    earlier snapshot, which the saver wrote or read), and no value otherwise (emptied,
+    so a read asks for no missing row). `ttl` goes on the rows written for the checkpoint,
+    `keep` on the registry and run index rows. Every key is checked before anything is
+    written."""
     configurable = config["configurable"]
     ns = configurable.get("checkpoint_ns", "")
     parent_id = configurable.get("checkpoint_id")
@@ -107,11 +135,27 @@ def checkpoint_rows(
     copy = {k: v for k, v in checkpoint.items() if k != "channel_values"}
     sk = checkpoint_sk(ns, checkpoint["id"])
     rows = RowSet()
-    for channel, version in new_versions.items():
-        if channel not in values:
-            continue  # emptied: a version without a row reads as no value, so none is written
-        typed = dump(serde, values[channel], f"channel {channel!r} of {thread}")
+    inline: dict[str, Any] = {}
+    external: list[str] = []
+    budget = VALUES_INLINE
+    for channel, version in checkpoint["channel_versions"].items():
         blob = blob_sk(ns, channel, version)
+        if channel not in values:
+            if channel not in new_versions and stored(blob):
+                external.append(channel)
+                rows.referenced.append({PK: thread.pk, SK: blob})
+            continue
+        value = values[channel]
+        typed = dump(serde, value, f"channel {channel!r} of {thread}")
+        size = len(typed[1])
+        if not isinstance(value, _DeltaSnapshot) and size <= min(VALUE_INLINE, budget):
+            inline[channel] = {TYPE: typed[0], DATA: typed[1]}
+            budget -= size
+            continue
+        external.append(channel)
+        if channel not in new_versions and stored(blob):
+            rows.referenced.append({PK: thread.pk, SK: blob})
+            continue
         head, chunks = pack(thread.pk, blob, DATA, typed, BLOB_INLINE, ttl)
         rows.heads.append({PK: thread.pk, SK: blob, **head, **ttl})
         rows.chunks.extend(chunks)
@@ -122,33 +166,33 @@ def checkpoint_rows(
         thread.pk, sk, MD, dump(serde, metadata, f"metadata of {thread}"), CHECKPOINT_INLINE, ttl
     )
     rows.chunks.extend(cp_chunks + md_chunks)
-    attributes: dict[str, Any] = {CP: cp_head, MD: md_head, **ttl}
+    attributes: dict[str, Any] = {CP: cp_head, MD: md_head, VALUES: inline, COMMITTED: 1, **ttl}
+    if external:
+        attributes[EXTERNAL] = external
     if parent_id:
         attributes[PARENT] = parent_id
     run_id = metadata.get("run_id")
     if run_id:
         attributes[RUN] = str(run_id)
-        rows.commit.append(
-            {
-                "Put": {
-                    "Item": {
-                        PK: run_pk(thread.tenant, str(run_id)),
-                        SK: run_sk(thread.thread_id, ns, checkpoint["id"]),
-                        **ttl,
-                    }
-                }
-            }
-        )
-    rows.commit.insert(0, set_attributes(thread.pk, sk, attributes))
-    if not parent_id:
-        rows.commit.append({"Put": {"Item": registry_row(thread, ttl)}})
+        rows.run = {
+            PK: run_pk(thread.tenant, str(run_id)),
+            SK: run_sk(thread.thread_id, ns),
+            **keep,
+        }
+    rows.checkpoint = {PK: thread.pk, SK: sk, **attributes}
+    rows.registry = registry_row(thread, keep)
     what = f"checkpoint {checkpoint['id']!r} of {thread}"
     check_keys(thread.pk, [r[SK] for r in rows.chunks + rows.heads] + [sk], what)
-    for action in rows.commit[1:]:  # the run index row and the thread's registry row
-        item = action["Put"]["Item"]
-        row = "run index row (run id, thread id)" if item[PK].startswith(RUN_KIND) else None
-        check_keys(item[PK], [item[SK]], f"{what}, its {row or 'thread registry row (thread id)'}")
+    check_registry_key(thread, what)
+    if rows.run is not None:
+        check_keys(rows.run[PK], [rows.run[SK]], f"{what}, its run index row (run id, thread id)")
     return rows
+
+
+def check_registry_key(thread: Thread, what: str) -> None:
+    """Raise `KeyTooLongError` when the thread's registry row (thread id as sort key)
+    would have a key DynamoDB refuses."""
+    check_keys(registry_pk(thread.tenant), [thread.thread_id], f"{what}, its thread registry row")
 
 
 def registry_row(thread: Thread, ttl: dict[str, Any]) -> dict[str, Any]:
@@ -162,14 +206,52 @@ def registry_row(thread: Thread, ttl: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def set_attributes(pk: str, sk: str, attributes: dict[str, Any]) -> dict[str, Any]:
-    """An Update action setting `attributes` (other attributes, the writes, are kept)."""
+def keep_alive(key: dict[str, str], ttl: dict[str, Any]) -> dict[str, Any]:
+    """An Update action giving an existing row the TTL attributes `ttl` (removing them
+    when `ttl` is empty: the row then never expires); cancelled if the row is gone."""
+    names = {"#e": EXPIRES_AT, "#m": TTL_MINUTES, "#pk": PK}
+    body: dict[str, Any] = {
+        "Key": {PK: key[PK], SK: key[SK]},
+        "ConditionExpression": "attribute_exists(#pk)",
+        "ExpressionAttributeNames": names,
+    }
+    if ttl:
+        body["UpdateExpression"] = "SET #e = :e, #m = :m"
+        body["ExpressionAttributeValues"] = {":e": ttl[EXPIRES_AT], ":m": ttl[TTL_MINUTES]}
+    else:
+        body["UpdateExpression"] = "REMOVE #e, #m"
+    return {"Update": body}
+
+
+def value_rows(row: dict[str, Any], checkpoint: dict[str, Any]) -> dict[str, str]:
+    """The value rows a checkpoint row reads its channels from (channel -> sort key): the
+    `EXTERNAL` ones of a row holding its values, every channel of an earlier row."""
+    ns, _ = parse_checkpoint_sk(row[SK])
+    versions = checkpoint["channel_versions"]
+    channels = row.get(EXTERNAL, []) if VALUES in row else versions
+    return {c: blob_sk(ns, c, versions[c]) for c in channels if c in versions}
+
+
+def inline_values(row: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The channel values a checkpoint row holds itself (channel -> serialized head)."""
+    found: dict[str, dict[str, Any]] = row.get(VALUES) or {}
+    return found
+
+
+def set_attributes(row: dict[str, Any]) -> dict[str, Any]:
+    """An Update action setting the attributes of `row` (other attributes, the writes,
+    are kept); without TTL attributes it removes any (a writes-only row may hold some)."""
+    attributes = {k: v for k, v in row.items() if k not in (PK, SK)}
     names = {f"#a{i}": name for i, name in enumerate(attributes)}
     values = {f":a{i}": value for i, value in enumerate(attributes.values())}
+    expression = "SET " + ", ".join(f"#a{i} = :a{i}" for i in range(len(names)))
+    if EXPIRES_AT not in attributes:
+        names.update({"#e": EXPIRES_AT, "#m": TTL_MINUTES})
+        expression += " REMOVE #e, #m"
     return {
         "Update": {
-            "Key": {PK: pk, SK: sk},
-            "UpdateExpression": "SET " + ", ".join(f"#a{i} = :a{i}" for i in range(len(names))),
+            "Key": {PK: row[PK], SK: row[SK]},
+            "UpdateExpression": expression,
             "ExpressionAttributeNames": names,
             "ExpressionAttributeValues": values,
         }
@@ -212,7 +294,9 @@ def write_rows(
         result.chunks.extend(chunks)
         if slot < 0:
             result.overwrite.add(name)
-    check_keys(thread.pk, [sk] + [r[SK] for r in result.chunks], f"writes of {thread}")
+    what = f"writes of {thread}"
+    check_keys(thread.pk, [sk] + [r[SK] for r in result.chunks], what)
+    check_registry_key(thread, what)
     return result
 
 

@@ -29,7 +29,10 @@ from langgraph.store.dynamodb.table.lifecycle import Owner
 from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.schema import (
     CHUNKS_FIELD,
+    COMMITTED,
+    COUNT,
     CP,
+    DATA,
     EXPIRES_AT,
     MD,
     PK,
@@ -44,17 +47,29 @@ from langgraph.store.dynamodb.table.thread_keys import (
     checkpoint_sk,
     checkpoints_prefix,
     parse_checkpoint_sk,
+    registry_pk,
 )
-from langgraph.store.dynamodb.table.ttl import check_ttl, needs_refresh
+from langgraph.store.dynamodb.table.ttl import check_ttl, needs_refresh, ttl_attributes
 from langgraph.store.dynamodb.table.usage import UsageHook
 from langgraph.store.dynamodb.table.values import item_size
 
 from . import upkeep
 from .access import SAVER, TRANSACT_BYTES, TRANSACT_LIMIT, Access
 from .erasure import thread_sources, untenanted_thread_sources
+from .known import TRUST_SECONDS, Known, expiry_of, margin_ttl
 from .loading import Loaded, load
 from .payloads import chunk_keys, unpack
-from .rows import RowSet, WriteSet, checkpoint_rows, registry_row, write_rows
+from .rows import (
+    RowSet,
+    WriteSet,
+    checkpoint_rows,
+    keep_alive,
+    registry_row,
+    set_attributes,
+    write_rows,
+)
+
+Key = dict[str, str]
 
 DEFAULT_MAX_CONCURRENCY = 64
 # Rows a listing asks for per Query when a metadata filter may drop some.
@@ -75,8 +90,9 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
     Costs per call: `put` and `put_writes` one request (values over 350 KB add their
     chunk rows first), `get_tuple` two, `list(limit=10)` two; `delete_thread`,
     `copy_thread` and `prune` read the thread with Query and write with BatchWriteItem.
-    A checkpoint becomes visible in one TransactWriteItems with the values it introduces,
-    so a reader never sees it without them.
+    A checkpoint holds its small values, so it becomes visible with them in one
+    UpdateItem (one TransactWriteItems when it writes value rows or refreshes a row it
+    needs: `known`), and a reader never sees it without them.
 
     `tenant_key` names a `configurable` key (e.g. "tenant_id") whose value leads every
     key of the thread, so an IAM `dynamodb:LeadingKeys` policy (`iam.tenant_policy(...,
@@ -84,10 +100,12 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
     thread ids (`delete_thread`, `copy_thread`, `prune`, `delete_for_runs`, `list(None)`)
     need the tenant: call them on `saver.for_tenant(tenant)`.
 
-    `ttl={"default_ttl": minutes, "refresh_on_read": True}` expires a thread's rows
-    through DynamoDB's TTL; `get_tuple` slides the expiry of everything the checkpoint it
-    returns needs (and its run index row, so `delete_for_runs` still finds it), once a
-    tenth of the TTL has elapsed; expired rows are invisible before DynamoDB sweeps them.
+    `ttl={"default_ttl": minutes, "refresh_on_read": True}` expires the rows of the
+    threads it starts through DynamoDB's TTL (a thread it has read keeps its own TTL);
+    every row the latest checkpoint needs outlives it; `get_tuple` slides the expiry of
+    everything the checkpoint it returns needs (and its run index row, so
+    `delete_for_runs` still finds it), once a tenth of the TTL has elapsed; expired rows
+    are invisible before DynamoDB sweeps them.
 
     `on_usage` receives the capacity each request consumed, as the store's does
     (`usage.UsageRecord`), attributed to the tenant: group `(".threads", tenant)`.
@@ -120,6 +138,9 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         self.ttl_config = ttl
         self.consistent_read = consistent_read
         self._tenant: str | None = None
+        self._known = Known()
+        # Checkpoint rows this saver's puts are writing now (a `put_writes` may land first).
+        self._writing: set[tuple[str, str]] = set()
         self._open(
             table_name,
             region_name=region_name,
@@ -251,28 +272,46 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             loaded = load(access, [row], self._extra(thread))
             if not loaded:
                 return None
+            self._learn(thread, loaded[0])
             self._refresh(access, thread, loaded[0])
             return loaded[0].tuple
 
+    def _learn(self, thread: Thread, loaded: Loaded) -> None:
+        """Remember the thread's TTL and the expiry of the rows a checkpoint read needs,
+        so the next put keeps them alive only when they may expire before it."""
+        minutes = loaded.rows[0].get(TTL_MINUTES)
+        self._known.learn_ttl(thread.pk, None if minutes is None else float(minutes))
+        for row in loaded.rows[1:]:
+            self._known.learn(row)
+
     def _refresh(self, access: Access, thread: Thread, loaded: Loaded) -> None:
-        """Slide the expiry of every row the checkpoint needs, its run index row (which
-        `delete_for_runs` finds it by) and the thread's registry row, once a tenth of the
-        TTL elapsed; never revive a row deleted meanwhile."""
-        if access.ttl_minutes is None or not access.refresh_on_read:
+        """Slide the expiry of every row the checkpoint needs by the thread's TTL (the
+        checkpoint row's), its run index row (which `delete_for_runs` finds it by) and
+        the thread's registry row, once a tenth of the TTL elapsed; never revive a row
+        deleted meanwhile."""
+        checkpoint = loaded.rows[0]
+        minutes = checkpoint.get(TTL_MINUTES)
+        if minutes is None or not access.refresh_on_read:
             return
         now = clock.now()
         if not any(needs_refresh(row, now) for row in loaded.rows):
             return
-        ttl = access.ttl()
-        checkpoint = loaded.rows[0]
-        keys = [{PK: r[PK], SK: r[SK]} for r in loaded.rows]
-        if RUN in checkpoint:
-            keys.append(upkeep.run_key(thread, checkpoint))
+        ttl = ttl_attributes(float(minutes), now)
+        keep = margin_ttl(float(minutes), now)
+        # Never shorten a row's life: a put may have kept it alive for longer.
+        keys = [{PK: r[PK], SK: r[SK]} for r in loaded.rows if expiry_of(r) < ttl[EXPIRES_AT]]
         actions: builtins.list[dict[str, Any]] = [_slide(key, ttl) for key in keys]
-        actions.append({"Put": {"Item": registry_row(thread, ttl)}})
+        if RUN in checkpoint:
+            actions.append(_slide(upkeep.run_key(thread, checkpoint), keep))
+        registry = registry_row(thread, keep)
+        actions.append({"Put": {"Item": registry}})
         for chunk in dynamo.chunks(actions, TRANSACT_LIMIT):
             if not _slide_all(access, chunk):
                 return  # a row is gone: the thread is being deleted or pruned
+        for row in loaded.rows:
+            if expiry_of(row) < ttl[EXPIRES_AT]:
+                self._known.learn({**row, **ttl})
+        self._known.learn(registry)
 
     def list(
         self,
@@ -391,42 +430,116 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        """Store a checkpoint and the values of the channels in `new_versions` (the
-        others are already stored with the versions it names)."""
+        """Store a checkpoint with its channel values (large ones, in value rows, only
+        for the channels in `new_versions`: the others are stored with the versions it
+        names). One UpdateItem when the rows it needs are known to outlive it."""
         thread = self._thread(config)
-        rows = checkpoint_rows(
-            self.serde,
-            thread,
-            config,
-            checkpoint,
-            get_checkpoint_metadata(config, metadata),
-            new_versions,
-            self._access.ttl(),
-        )
-        self._pool.run(self._write_checkpoint, thread, rows)
+        minutes = self._known.thread_ttl(thread.pk, self.ttl_config.get("default_ttl"))
+        metadata = get_checkpoint_metadata(config, metadata)
+
+        def plan() -> RowSet:
+            now = clock.now()
+            return checkpoint_rows(
+                self.serde,
+                thread,
+                config,
+                checkpoint,
+                metadata,
+                new_versions,
+                ttl_attributes(minutes, now),
+                margin_ttl(minutes, now),
+                lambda sk: self._known.chunks((thread.pk, sk)) is not None,
+            )
+
+        rows = plan()
+        key = _key(rows.checkpoint)
+        self._writing.add(key)
+        try:
+            self._pool.run(self._write_checkpoint, thread, rows, plan, minutes)
+        finally:
+            self._writing.discard(key)
         ns = config["configurable"].get("checkpoint_ns", "")
         return self._config(thread, ns, checkpoint["id"])
 
-    def _write_checkpoint(self, thread: Thread, rows: RowSet) -> None:
+    def _write_checkpoint(
+        self, thread: Thread, rows: RowSet, plan: Callable[[], RowSet], minutes: float | None
+    ) -> None:
         access = self._access
-        actions = [{"Put": {"Item": head}} for head in rows.heads] + rows.commit
+        until = expiry_of(rows.checkpoint)
+        extras = []
+        if not self._known.outlives(_key(rows.registry), until, TRUST_SECONDS):
+            extras.append(rows.registry)
+        if rows.run is not None and not self._known.outlives(_key(rows.run), until):
+            extras.append(rows.run)
+        kept = self._kept_alive(rows.referenced, until)
+        keep = {k: v for k, v in rows.registry.items() if k in (EXPIRES_AT, TTL_MINUTES)}
+        slides = [keep_alive(key, keep) for key in kept]
+        commit = [set_attributes(rows.checkpoint)] + [{"Put": {"Item": r}} for r in extras]
+        with access.guard(thread):
+            if not (rows.chunks or rows.heads or extras or slides):
+                access.update(commit[0]["Update"])
+            elif not self._commit(access, rows, commit, slides):
+                # A value row it refers to is gone (pruned meanwhile): forget what this
+                # saver knew of the thread and write the values again.
+                self._forget(thread)
+                self._write_checkpoint(thread, plan(), plan, minutes)
+                return
+        self._known.learn_ttl(thread.pk, minutes)
+        for row in [rows.checkpoint, *rows.heads, *rows.chunks, *extras]:
+            self._known.learn(row)
+        for key in kept:
+            self._known.learn({**key, **keep})
+
+    def _forget(self, thread: Thread) -> None:
+        """Forget what this saver knew of the thread's rows and its registry row."""
+        self._known.forget(thread.pk, (registry_pk(thread.tenant), thread.thread_id))
+
+    def _kept_alive(self, heads: builtins.list[dict[str, str]], until: float) -> builtins.list[Key]:
+        """The value rows (heads and chunks) of earlier puts that this saver knows and
+        does not know to live until `until`: a put keeps them alive."""
+        keys: builtins.list[Key] = []
+        for head in heads:
+            count = self._known.chunks((head[PK], head[SK]))
+            if count is None:
+                continue  # never read here: it lives as long as its writer set
+            keys += [
+                {PK: head[PK], SK: head[SK]},
+                *chunk_keys(head[PK], head[SK], DATA, {COUNT: count}),
+            ]
+        return [k for k in keys if not self._known.outlives((k[PK], k[SK]), until)]
+
+    def _commit(
+        self,
+        access: Access,
+        rows: RowSet,
+        commit: builtins.list[dict[str, Any]],
+        slides: builtins.list[dict[str, Any]],
+    ) -> bool:
+        """Write the value rows, then commit the checkpoint in one transaction (with the
+        rows kept alive for it when they fit); False when a row to keep alive is gone."""
+        heads = [{"Put": {"Item": head}} for head in rows.heads]
+        actions = heads + commit + slides
         together = len(actions) <= TRANSACT_LIMIT and _size(actions) <= TRANSACT_BYTES
         orphans = rows.chunks + ([] if together else rows.heads)
-        with access.guard(thread):
-            try:
-                access.write(rows.chunks, [])
-                if together:
-                    access.transact(actions)
-                else:
-                    access.write(rows.heads, [])
-                    access.transact(rows.commit)
-            except (ClientError, RuntimeError):
-                # DynamoDB answered (or gave up on) a request before the commit, or
-                # refused the commit: the checkpoint was not committed, so the rows
-                # written for it are unreachable; remove them. A crash leaves them
-                # unreachable too, for `prune` (or their TTL) to collect.
-                access.write([], [{PK: r[PK], SK: r[SK]} for r in orphans])
-                raise
+        try:
+            access.write(rows.chunks, [])
+            if together:
+                access.transact(actions)
+            else:
+                access.write(rows.heads, [])
+                for part in dynamo.chunks(slides, TRANSACT_LIMIT):
+                    access.transact(part)  # extending an expiry early is harmless
+                access.transact(commit)
+            return True
+        except (ClientError, RuntimeError) as error:
+            # DynamoDB answered (or gave up on) a request before the commit, or refused
+            # the commit: the checkpoint was not committed, so the rows written for it
+            # are unreachable; remove them. A crash leaves them unreachable too, for
+            # `prune` (or their TTL) to collect.
+            access.write([], [{PK: r[PK], SK: r[SK]} for r in orphans])
+            if slides and _condition_failed(error):
+                return False
+            raise
 
     def put_writes(
         self,
@@ -447,8 +560,10 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
                 "config['configurable']['checkpoint_id'] is missing."
             )
         sk = checkpoint_sk(configurable.get("checkpoint_ns", ""), checkpoint_id)
+        minutes = self._known.thread_ttl(thread.pk, self.ttl_config.get("default_ttl"))
+        ttl = ttl_attributes(minutes, clock.now())
         plan = functools.partial(
-            write_rows, self.serde, thread, sk, writes, task_id, task_path, self._access.ttl()
+            write_rows, self.serde, thread, sk, writes, task_id, task_path, ttl
         )
         planned = plan()
         if planned.entries:
@@ -470,18 +585,20 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
     def _update_writes(self, access: Access, thread: Thread, sk: str, planned: WriteSet) -> None:
         access.write(planned.chunks, [])
         names = {f"#w{i}": name for i, name in enumerate(planned.entries)}
-        values = {f":w{i}": entry for i, entry in enumerate(planned.entries.values())}
+        values: dict[str, Any] = {f":w{i}": e for i, e in enumerate(planned.entries.values())}
         sets = [
             f"#w{i} = :w{i}"
             if name in planned.overwrite
             else f"#w{i} = if_not_exists(#w{i}, :w{i})"
             for i, name in enumerate(planned.entries)
         ]
+        # Its old value says whether the checkpoint's put had landed (`_register`).
+        names["#ok"], values[":two"] = COMMITTED, 2
         try:
             response = access.client.update_item(
                 TableName=access.table,
                 Key=dynamo.serialize({PK: thread.pk, SK: sk}),
-                UpdateExpression="SET " + ", ".join(sets),
+                UpdateExpression="SET " + ", ".join(sets) + " ADD #ok :two",
                 ExpressionAttributeNames=names,
                 ExpressionAttributeValues=dynamo.serialize(values),
                 ReturnValues="UPDATED_OLD",
@@ -491,12 +608,52 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             raise
         old = dynamo.deserialize(response.get("Attributes", {}))
         access.write([], _superseded(thread, sk, planned, old))
+        if int(old.get(COMMITTED, 0)) % 2 == 0:
+            self._register(access, thread, sk)
+
+    def _register(self, access: Access, thread: Thread, sk: str) -> None:
+        """Writes landed on a row without a checkpoint: before their put (this saver's,
+        still on its way: nothing to do), or after a refused put, after the thread was
+        deleted (under a put this saver made), or from a put elsewhere. Unless this
+        saver knows the thread's registry row lives, register the thread and give the
+        row the thread's TTL, so a purge finds it and it expires."""
+        key = (thread.pk, sk)
+        if key in self._writing:
+            return
+        if self._known.outlives(key, 0):
+            self._forget(thread)  # its checkpoint row was deleted under this saver
+        minutes = self._known.thread_ttl(thread.pk, self.ttl_config.get("default_ttl"))
+        now = clock.now()
+        registry = registry_row(thread, margin_ttl(minutes, now))
+        if self._known.outlives(_key(registry), expiry_of(registry), TRUST_SECONDS):
+            return
+        ttl = ttl_attributes(minutes, now)
+        if not ttl:
+            access.write([registry], [])
+            self._known.learn(registry)
+            return
+        expire = {
+            "Key": {PK: thread.pk, SK: sk},
+            "UpdateExpression": "SET #e = if_not_exists(#e, :e), #m = if_not_exists(#m, :m)",
+            # Only while its put has not landed: a put sets the thread's TTL itself.
+            "ConditionExpression": "attribute_not_exists(#cp)",
+            "ExpressionAttributeNames": {"#e": EXPIRES_AT, "#m": TTL_MINUTES, "#cp": CP},
+            "ExpressionAttributeValues": {":e": ttl[EXPIRES_AT], ":m": ttl[TTL_MINUTES]},
+        }
+        try:
+            access.transact([{"Update": expire}, {"Put": {"Item": registry}}])
+        except ClientError as error:
+            if not _condition_failed(error):
+                raise
+            return  # the put landed meanwhile: it keeps the registry row alive
+        self._known.learn(registry)
 
     # Whole threads
 
     def delete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, value and write of the thread (all namespaces)."""
         thread = self._bound_thread(thread_id)
+        self._forget(thread)
         self._pool.run(self._guarded, thread, upkeep.delete_thread, thread)
 
     def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
@@ -512,6 +669,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         threads = [self._bound_thread(t) for t in thread_ids]
         step = upkeep.prune_keep_latest if strategy == "keep_latest" else upkeep.delete_thread
         for thread in threads:
+            self._forget(thread)
             self._pool.run(self._guarded, thread, step, thread)
 
     def delete_for_runs(self, run_ids: Sequence[str]) -> None:
@@ -684,6 +842,18 @@ def _slide_all(access: Access, actions: Sequence[dict[str, Any]]) -> bool:
 
 def _is_run_slide(action: dict[str, Any]) -> bool:
     return "Update" in action and str(action["Update"]["Key"][PK]).startswith(RUN_KIND)
+
+
+def _key(row: dict[str, Any]) -> tuple[str, str]:
+    return (str(row[PK]), str(row[SK]))
+
+
+def _condition_failed(error: Exception) -> bool:
+    """Whether a transaction was cancelled because a condition failed."""
+    if not isinstance(error, ClientError):
+        return False
+    reasons = error.response.get("CancellationReasons") or []
+    return any(r.get("Code") == "ConditionalCheckFailed" for r in reasons)
 
 
 def _size(actions: Sequence[dict[str, Any]]) -> int:

@@ -22,10 +22,10 @@ from langgraph.store.dynamodb.table.schema import (
     SK,
     TTL_MINUTES,
     TYPE,
+    VALUES,
 )
 from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
-    blob_sk,
     check_keys,
     checkpoint_sk,
     checkpoints_prefix,
@@ -39,7 +39,7 @@ from langgraph.store.dynamodb.table.ttl import is_expired
 
 from .access import Access
 from .payloads import chunk_keys, unpack
-from .rows import pending_writes, registry_row
+from .rows import inline_values, pending_writes, registry_row, value_rows
 
 STRATEGIES = ("keep_latest", "delete")
 Key = dict[str, str]
@@ -59,11 +59,19 @@ def _key(row: dict[str, Any]) -> Key:
 
 
 def run_key(thread: Thread, row: dict[str, Any]) -> Key:
+    """The run index row that leads to a checkpoint row: its run's row for the thread's
+    namespace (one per checkpoint for rows of earlier versions, which hold no values)."""
     ns, checkpoint_id = parse_checkpoint_sk(row[SK])
     return {
         PK: run_pk(thread.tenant, str(row[RUN])),
-        SK: run_sk(thread.thread_id, ns, checkpoint_id),
+        SK: run_sk(thread.thread_id, ns, None if VALUES in row else checkpoint_id),
     }
+
+
+def run_keys(thread: Thread, rows: Sequence[dict[str, Any]]) -> list[Key]:
+    """The run index rows leading to checkpoint `rows`, each once."""
+    keys = {(k[PK], k[SK]): k for k in (run_key(thread, r) for r in rows if RUN in r)}
+    return list(keys.values())
 
 
 def is_checkpoint(row: dict[str, Any]) -> bool:
@@ -78,7 +86,7 @@ def delete_thread(access: Access, thread: Thread) -> int:
     deleted."""
     rows = list(access.query(thread.pk, expired_too=True))
     checkpoints = [r for r in rows if is_checkpoint(r)]
-    access.write([], [run_key(thread, r) for r in checkpoints if RUN in r])
+    access.write([], run_keys(thread, checkpoints))
     access.write([], [_key(r) for r in checkpoints])
     listed = {PK: registry_pk(thread.tenant), SK: thread.thread_id}
     access.write([], [_key(r) for r in rows if not is_checkpoint(r)] + [listed])
@@ -105,7 +113,7 @@ def write_thread(access: Access, target: Thread, rows: Sequence[dict[str, Any]])
     access.write([r for r in moved if not is_checkpoint(r)], [])
     checkpoints = [r for r in moved if is_checkpoint(r)]
     listed = ttl or _longest_expiry(moved)
-    runs = [{**run_key(target, r), **listed} for r in checkpoints if RUN in r]
+    runs = [{**key, **listed} for key in run_keys(target, checkpoints)]
     access.write(checkpoints + runs + [registry_row(target, listed)], [])
     return len(rows)
 
@@ -116,10 +124,8 @@ def _check_target_keys(target: Thread, rows: Sequence[dict[str, Any]]) -> None:
     what = f"the copy into {target}"
     check_keys(target.pk, [str(r[SK]) for r in rows], what)
     check_keys(registry_pk(target.tenant), [target.thread_id], f"{what}, its registry row")
-    for row in rows:
-        if is_checkpoint(row) and RUN in row:
-            key = run_key(target, row)
-            check_keys(key[PK], [key[SK]], f"{what}, its run index row (run id, thread id)")
+    for key in run_keys(target, [r for r in rows if is_checkpoint(r)]):
+        check_keys(key[PK], [key[SK]], f"{what}, its run index row (run id, thread id)")
 
 
 def _longest_expiry(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -155,7 +161,9 @@ def prune_keep_latest(access: Access, thread: Thread) -> int:
     checkpoints = [r for r in doomed if is_checkpoint(r)]
     access.write([], [_key(r) for r in checkpoints])
     others = [_key(r) for r in doomed if not is_checkpoint(r)]
-    others += [run_key(thread, r) for r in checkpoints if RUN in r]
+    survivors = [by_key[k] for k in keep if k in by_key and is_checkpoint(by_key[k])]
+    still_used = {(k[PK], k[SK]) for k in run_keys(thread, survivors)}
+    others += [k for k in run_keys(thread, checkpoints) if (k[PK], k[SK]) not in still_used]
     access.write([], others)
     return len(doomed)
 
@@ -175,10 +183,10 @@ def _chain(
             break
         checkpoint = access.serde.loads_typed(typed)
         chain.append((row, checkpoint))
-        stored = {
+        stored = set(inline_values(row)) | {
             channel
-            for channel, version in checkpoint["channel_versions"].items()
-            if _stores_value(by_key.get((row[PK], blob_sk(ns, channel, version))))
+            for channel, sk in value_rows(row, checkpoint).items()
+            if _stores_value(by_key.get((row[PK], sk)))
         }
         if waiting is None:
             waiting = _delta_channels(access, row, by_key) - stored
@@ -213,8 +221,8 @@ def _values_of(
 ) -> set[tuple[str, str]]:
     """The value rows (and their chunks) a checkpoint refers to."""
     found: set[tuple[str, str]] = set()
-    for channel, version in checkpoint["channel_versions"].items():
-        blob = (row[PK], blob_sk(ns, channel, version))
+    for sk in value_rows(row, checkpoint).values():
+        blob = (row[PK], sk)
         found.add(blob)
         if blob in by_key:
             found.update((k[PK], k[SK]) for k in chunk_keys(*blob, DATA, by_key[blob]))
@@ -231,21 +239,27 @@ def _chunks_of(row: dict[str, Any]) -> set[tuple[str, str]]:
 
 
 def delete_for_runs(access: Access, tenant: str, run_ids: Sequence[str]) -> int:
-    """Delete the checkpoints the runs wrote (found through each run's index partition),
-    with their pending writes and the index rows; channel values stay, as later
-    checkpoints may share them (`prune` collects those no checkpoint needs)."""
+    """Delete the checkpoints the runs wrote (found through each run's index partition:
+    the thread namespaces a run wrote in, read for the run's checkpoints; or, from earlier
+    versions, a row per checkpoint), with their pending writes and the index rows;
+    channel values stay, as later checkpoints may share them (`prune` collects those no
+    checkpoint needs)."""
     doomed: list[Key] = []
     checkpoint_keys: list[Key] = []
+    found: list[dict[str, Any]] = []
     for run_id in dict.fromkeys(run_ids):
-        for row in access.query(run_pk(tenant, run_id)):
+        for row in access.query(run_pk(tenant, run_id), expired_too=True):
             thread_id, ns, checkpoint_id = parse_run_sk(row[SK])
             doomed.append(_key(row))
-            checkpoint_keys.append(
-                {PK: Thread(tenant, thread_id).pk, SK: checkpoint_sk(ns, checkpoint_id)}
-            )
-    rows = access.get_many(checkpoint_keys)
-    access.write([], [_key(r) for r in rows.values()])
-    chunks = [{PK: pk, SK: sk} for row in rows.values() for pk, sk in _chunks_of(row)]
+            pk = Thread(tenant, thread_id).pk
+            if checkpoint_id is not None:
+                checkpoint_keys.append({PK: pk, SK: checkpoint_sk(ns, checkpoint_id)})
+                continue
+            listed = access.query(pk, checkpoints_prefix(ns), checkpoints_only=True)
+            found += [r for r in listed if r.get(RUN) == run_id]
+    rows = list(access.get_many(checkpoint_keys).values()) + found
+    access.write([], [_key(r) for r in rows])
+    chunks = [{PK: pk, SK: sk} for row in rows for pk, sk in _chunks_of(row)]
     access.write([], chunks + doomed)
     return len(rows)
 

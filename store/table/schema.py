@@ -13,7 +13,8 @@ Row kinds (`PK` / `SK`):
 - thread rows: `.t/<tenant>/<thread_id>` / `c#<ns>#<checkpoint_id>` (a checkpoint),
   `b#<ns>#<channel>#<version>` (a channel value), `z#<owner>#<field>#<i>` (a chunk);
 - thread registry row: `.t/<tenant>` / `<thread_id>`;
-- run index row: `.r/<tenant>/<run_id>` / `<thread_id>#<ns>#<checkpoint_id>`;
+- run index row: `.r/<tenant>/<run_id>` / `<thread_id>#<ns>` (earlier versions:
+  `<thread_id>#<ns>#<checkpoint_id>`, one per checkpoint);
 - extraction (`extraction_keys`): a cursor `.x/<tenant>` / `s#<thread_id>#<strategy>`, a
   tenant's daily token count `.x/<tenant>` / `d#<yyyy-mm-dd>`, a ledger row naming a
   memory formed from a thread `.x/<tenant>/<thread_id>` / `m#<strategy>#<memory key>`;
@@ -145,9 +146,17 @@ REINDEX_NAMESPACE = "namespace"
 REINDEX_MODEL = "model"
 
 # A checkpoint row: the checkpoint, its metadata, its parent's id, its run's id, and one
-# map per pending write, `w:<task>:<idx>`.
+# map per pending write, `w:<task>:<idx>`. Rows written since values went inline also hold
+# `VALUES` (channel -> serialized value, the channels stored in the row itself) and maybe
+# `EXTERNAL` (the channels read from channel value rows at the checkpoint's versions);
+# a row without `VALUES` reads every channel from its value rows.
 CP = "cp"
 MD = "md"
+VALUES = "cv"
+EXTERNAL = "cx"
+# Odd once the checkpoint's put landed: the put sets 1, each `put_writes` adds 2, so the
+# old value a `put_writes` gets back (it always changes) says whether the put had landed.
+COMMITTED = "ok"
 PARENT = "parent"
 RUN = "run"
 WRITE_PREFIX = "w:"

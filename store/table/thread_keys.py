@@ -91,15 +91,18 @@ def run_pk(tenant: str, run_id: str) -> str:
     return f"{RUN_KIND}{escape_tenant(tenant)}/{run_id}"
 
 
-def run_sk(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> str:
-    """A run index row: which checkpoint of which thread the run wrote."""
-    return SEP.join((escape(thread_id), escape(checkpoint_ns), escape(checkpoint_id)))
+def run_sk(thread_id: str, checkpoint_ns: str, checkpoint_id: str | None = None) -> str:
+    """A run index row: which thread and namespace the run wrote checkpoints in (rows of
+    earlier versions also name the checkpoint, one row per checkpoint)."""
+    parts = (thread_id, checkpoint_ns) + ((checkpoint_id,) if checkpoint_id else ())
+    return SEP.join(escape(part) for part in parts)
 
 
-def parse_run_sk(sk: str) -> tuple[str, str, str]:
-    """Inverse of `run_sk`: thread id, namespace, checkpoint id."""
-    thread_id, ns, checkpoint_id = sk.split(SEP)
-    return unescape(thread_id), unescape(ns), unescape(checkpoint_id)
+def parse_run_sk(sk: str) -> tuple[str, str, str | None]:
+    """Inverse of `run_sk`: thread id, namespace, checkpoint id (None for a row naming
+    every checkpoint of the run in the thread's namespace)."""
+    thread_id, ns, *checkpoint_id = (unescape(part) for part in sk.split(SEP))
+    return thread_id, ns, checkpoint_id[0] if checkpoint_id else None
 
 
 def checkpoints_prefix(checkpoint_ns: str | None) -> str:

@@ -13,7 +13,6 @@ from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb.table.schema import CHECKPOINT, CHUNK, PK, RUN, RUN_KIND, SK
 from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
-    checkpoint_sk,
     parse_run_sk,
     registry_pk,
     run_pk,
@@ -85,7 +84,7 @@ def test_delete_for_runs_then_delete_thread_take_what_they_name_and_nothing_else
         and (key[0], key[1].removeprefix(CHUNK).rsplit("#", 2)[0]) in run_2
     }
     index = {key for key in before if key[0] == run_pk("acme", "run-2")}
-    assert len(run_2) == 6 and len(chunks) == 1 and len(index) == 6
+    assert len(run_2) == 6 and len(chunks) == 1 and len(index) == 2  # a row per thread
     acme.delete_for_runs(["run-2"])
     after = table(tenants)
     assert set(before) - set(after) == run_2 | chunks | index
@@ -103,7 +102,7 @@ def test_delete_for_runs_then_delete_thread_take_what_they_name_and_nothing_else
         )
 
     doomed = {key for key in after if of_t1(key)}
-    assert len([key for key in doomed if key[0].startswith(RUN_KIND)]) == 3  # run-1's
+    assert len([key for key in doomed if key[0].startswith(RUN_KIND)]) == 1  # run-1's
     acme.delete_thread("t1")
     left = table(tenants)
     assert set(after) - set(left) == doomed
@@ -129,8 +128,15 @@ def test_delete_for_runs_finds_the_checkpoints_reads_kept_alive(
     acme.delete_for_runs(["run-2"])
     assert acme.count_checkpoints("t1") == 0 and expiring.get_tuple(t1) is None
     left = table(expiring)
-    assert not [key for key in left if key[0].startswith(RUN_KIND)]
+    assert [key for key in left if key[0].startswith(RUN_KIND)] == [
+        (run_pk("acme", "run-1"), "t1#")
+    ]
     assert not [key for key in left if key[1].startswith(CHECKPOINT)]
+    # run-1's index row outlives its swept checkpoints by at most a TTL (it is written
+    # for two, so that not every put rewrites it)
+    clock.advance(4 * 60 + 1)
+    expire_ttl_items(TABLE, now=clock.now())
+    assert not [key for key in table(expiring) if key[0].startswith(RUN_KIND)]
 
 
 def test_a_checkpoint_whose_run_index_row_is_gone_still_lives_while_read(
@@ -165,10 +171,11 @@ def test_prune_takes_the_run_index_rows_of_the_checkpoints_it_deletes(
     left = table(tenants)
     checkpoints = {key for key in left if key[1].startswith(CHECKPOINT)}
     pointed = {
-        (Thread("acme", thread_id).pk, checkpoint_sk(ns, checkpoint_id))
+        (Thread("acme", thread_id).pk, pk.rsplit("/", 1)[1])
         for pk, sk in left
         if pk.startswith(RUN_KIND)
-        for thread_id, ns, checkpoint_id in [parse_run_sk(sk)]
+        for thread_id, _, _ in [parse_run_sk(sk)]
     }
-    assert pointed == checkpoints and len(checkpoints) == 1 + 3  # t1's latest, t2's
+    runs = {(key[0], left[key][RUN]) for key in checkpoints}
+    assert pointed == runs and len(checkpoints) == 1 + 3  # t1's latest, t2's
     assert texts(graph, t1) == ["hello", "echo hello", "again", "echo again"]

@@ -31,7 +31,8 @@ def test_a_put_past_one_transaction_refused_at_its_commit_leaves_no_row(
         kinds=("ValidationException",),
         when=lambda operation, _: operation == "TransactWriteItems",
     )
-    many = {f"ch{i:03d}": i for i in range(150)}  # its values go apart, before the commit
+    # Past what a checkpoint row holds inline: over 100 value rows go apart, before the commit.
+    many = {f"ch{i:03d}": f"{i}" * 3_000 for i in range(150)}
     with pytest.raises(ClientError):
         step(saver, first, many, parent=parent)
     layer.remove()

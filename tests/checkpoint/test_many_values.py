@@ -18,6 +18,7 @@ from langgraph.store.dynamodb.table.schema import (
     CHUNKS_FIELD,
     COUNT,
     EXPIRES_AT,
+    EXTERNAL,
     PK,
     SK,
     WRITE_PREFIX,
@@ -42,38 +43,42 @@ def channels(count: int, value: Any = None) -> dict[str, Any]:
     return {f"ch{i:03d}": i if value is None else value for i in range(count)}
 
 
+def wide(count: int, sign: int = 1) -> dict[str, Any]:
+    """`count` channels of 3 KB each: a checkpoint row holds 42 inline, the rest are rows."""
+    return {f"ch{i:03d}": str(sign * i).ljust(3_000, ".") for i in range(count)}
+
+
 def test_puts_past_one_transaction_commit_every_value_and_reads_slide_them_all(
     expiring: DynamoDBSaver, clock: FakeClock
 ) -> None:
     saver = expiring
     counter = RequestCounter(saver.client)
-    step(saver, config("fits"), channels(98))  # 98 values, the checkpoint, the registry
+    step(saver, config("fits"), wide(140))  # 98 value rows, the checkpoint, the registry
     assert counter.calls == {"TransactWriteItems": 1}  # 100 actions: one request
 
-    first = step(saver, config("many"), channels(150))
+    first = step(saver, config("many"), wide(150))
     found = saver.get_tuple(config("many"))
-    assert found is not None and found.checkpoint["channel_values"] == channels(150)
-    changed = {f"ch{i:03d}": -i for i in range(120)}
+    assert found is not None and found.checkpoint["channel_values"] == wide(150)
+    changed = wide(120, sign=-1)
     second = step(saver, first, changed, parent=found)
     latest = saver.get_tuple(config("many"))
     assert latest is not None
-    assert latest.checkpoint["channel_values"] == {**channels(150), **changed}
+    assert latest.checkpoint["channel_values"] == {**wide(150), **changed}
     assert ids(saver.list(config("many"))) == [
         second["configurable"]["checkpoint_id"],
         first["configurable"]["checkpoint_id"],
     ]
 
-    clock.advance(7 * 60)  # past a tenth of the TTL: the next read slides 151 rows
+    clock.advance(7 * 60)  # past a tenth of the TTL: the next read slides 109 rows
     assert saver.get_tuple(config("many")) == latest
     slid = clock.now() + 59 * 60
     rows = {r[SK]: r for r in full_rows(saver.client, TABLE) if r[PK] == ".t//many"}
     latest_sk = f"c##{second['configurable']['checkpoint_id']}"
-    needed = [latest_sk] + [
-        f"b##{name}#{version}" for name, version in latest.checkpoint["channel_versions"].items()
-    ]
-    assert len(needed) == 151 and all(float(rows[sk][EXPIRES_AT]) > slid for sk in needed)
-    older = [sk for sk in rows if sk not in needed]
-    assert len(older) == 121 and all(float(rows[sk][EXPIRES_AT]) < slid for sk in older)
+    versions = latest.checkpoint["channel_versions"]
+    needed = [latest_sk] + [f"b##{name}#{versions[name]}" for name in rows[latest_sk][EXTERNAL]]
+    assert len(needed) == 109 and all(float(rows[sk][EXPIRES_AT]) > slid for sk in needed)
+    older = [sk for sk in rows if sk not in needed]  # the first checkpoint, 78 old values
+    assert len(older) == 79 and all(float(rows[sk][EXPIRES_AT]) < slid for sk in older)
 
 
 def test_pending_writes_past_the_item_limit_move_to_chunks(saver: DynamoDBSaver) -> None:
@@ -169,9 +174,9 @@ def test_prune_keeps_every_chunk_the_latest_state_needs(saver: DynamoDBSaver) ->
     assert after == before
     assert saver.count_checkpoints("p") == 1
     left = sorted(sk[:2] for pk, sk in all_rows(saver.client, TABLE) if pk == ".t//p")
-    # the latest, its values (big from c1, a from c3), big's 2 chunks, note's, the
+    # the latest (a inline), big's value row from c1 and its 2 chunks, note's, the
     # checkpoint's and its two writes' 1 chunk each: nothing older, nothing needed lost
-    assert left == ["b#"] * 2 + ["c#"] + ["z#"] * 6
+    assert left == ["b#", "c#"] + ["z#"] * 6
 
 
 def test_chunked_metadata_reads_back_and_filters(saver: DynamoDBSaver) -> None:
@@ -198,16 +203,16 @@ def _checkpoint(values: dict[str, Any], version: str = "1") -> tuple[Any, dict[s
 
 
 LONG_CASES = {
-    # b##<channel>#1: 1,025 bytes
-    "value row": (config("t"), {"c" * 1_020: 1}, {}),
+    # b##<channel>#1: 1,025 bytes (a value too large to sit in the checkpoint row)
+    "value row": (config("t"), {"c" * 1_020: b"\x00" * 70_000}, {}),
     # b##<channel>#1 is 1,020 bytes, its chunks' keys 1,030
     "value chunk": (config("t"), {"c" * 1_015: b"\x00" * 400_000}, {}),
     # the thread registry row's sort key is the thread id
     "registry row": (config("t" * 1_100), {"a": 1}, {}),
     # the run index partition is .r/<tenant>/<run id>
     "run index partition": (config("t"), {"a": 1}, {"run_id": "r" * 2_100}),
-    # the run index sort key is <thread id>#<ns>#<checkpoint id>
-    "run index row": (config("t" * 1_000), {"a": 1}, {"run_id": "run-1"}),
+    # the run index sort key is <thread id>#<ns>: 1,025 bytes
+    "run index row": (config("t" * 1_024), {"a": 1}, {"run_id": "run-1"}),
 }
 
 

@@ -33,6 +33,9 @@ def test_expired_threads_are_invisible_before_the_sweep_and_gone_after(
     assert expiring.get_tuple(CONFIG) is None
     assert list(expiring.list(CONFIG)) == []
     assert expire_ttl_items(TABLE, now=clock.now()) > 0
+    assert all_rows(expiring.client, TABLE) == [(".t/", "t")]
+    clock.advance(10 * 60)  # the registry row outlives the thread by a TTL at most
+    expire_ttl_items(TABLE, now=clock.now())
     assert all_rows(expiring.client, TABLE) == []
 
 
@@ -73,6 +76,9 @@ def test_a_thread_restored_without_a_ttl_stays_listed_only_while_its_rows_live(
         plain.write_thread_rows("copy", rows)
         assert set(plain.threads()) == {"t", "copy"}
         clock.advance(10 * 60 + 1)
+        expire_ttl_items(TABLE, now=clock.now())
+        assert plain.threads() == ["t"]  # its registry row outlives it by a TTL at most
+        clock.advance(10 * 60)
         expire_ttl_items(TABLE, now=clock.now())
         assert plain.threads() == []
 

@@ -7,8 +7,7 @@ Sequences (`tests/purge/sequences.py`): a tenant with memories and threads; with
 whose registry row expired; with a refused first put whose pending writes landed; with
 thread ids at the key limits; with what a writer racing a first purge left; and a wipe of
 every tenant with tenant-keyed and tenant-less savers' threads. Each runs with a purge
-that trusts the registries and with one that sweeps by Scan (`scan=True`); the first kind
-is a strict xfail where the saver leaves threads its registry does not list (needs t30a).
+that trusts the registries and with one that sweeps by Scan (`scan=True`).
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from tests.fault.layer import FaultLayer
 from tests.purge import sequences
 from tests.purge.sequences import THREADS
 from tests.purge.tenants import TABLE, TENANT, Row, make_store, rows
-from tests.purge.test_census import NEEDS_T30A
+from tests.purge.test_census import LINGERING_RUN_INDEX
 from tests.purge.test_resume import KILLED, ONCE, from_request
 from tests.support import FakeClock, RequestCounter
 
@@ -43,14 +42,13 @@ def _racing(store: DynamoDBStore, _: FakeClock) -> None:
     assert writer.wrote
 
 
-# name -> (what the sequence adds to the tenant with threads, whether a purge trusting
-# the registries can find it all today)
-SEQUENCES: dict[str, tuple[Setup, bool]] = {
-    "tenant with threads": (lambda store, clock: None, True),
-    "expired registry": (lambda store, clock: sequences.expired_registry(clock), False),
-    "refused first put": (lambda store, clock: sequences.refused_first_put(), False),
-    "ids at the key limits": (lambda store, clock: sequences.long_thread_ids(), False),
-    "racing writer": (_racing, False),
+# name -> what the sequence adds to the tenant with threads
+SEQUENCES: dict[str, Setup] = {
+    "tenant with threads": lambda store, clock: None,
+    "expired registry": lambda store, clock: sequences.expired_registry(clock),
+    "refused first put": lambda store, clock: sequences.refused_first_put(),
+    "ids at the key limits": lambda store, clock: sequences.long_thread_ids(),
+    "racing writer": _racing,
 }
 
 
@@ -107,9 +105,14 @@ def tenant_purge(scan: bool) -> Callable[[DynamoDBStore], PurgeResult]:
 
 
 CASES = [
-    pytest.param(name, scan, id=f"{name}-{'scan' if scan else 'registry'}", marks=marks)
-    for name, (_, listed) in SEQUENCES.items()
-    for scan, marks in ((False, () if listed else (NEEDS_T30A,)), (True, ()))
+    pytest.param(
+        name,
+        scan,
+        id=f"{name}-{'scan' if scan else 'registry'}",
+        marks=LINGERING_RUN_INDEX if name == "expired registry" and not scan else (),
+    )
+    for name in SEQUENCES
+    for scan in (False, True)
 ]
 
 
@@ -121,7 +124,7 @@ def test_a_purge_killed_at_every_request_then_rerun_leaves_nothing(
         store = make_store()
         store.setup()
         sequences.tenant_with_threads(store)
-        SEQUENCES[name][0](store, clock)
+        SEQUENCES[name](store, clock)
         mode = "scan" if scan else "registry"
         kill_everywhere(store, Scope(TENANT, (THREADS,)), tenant_purge(scan), f"{name}, {mode}")
 

@@ -3,9 +3,8 @@ issue 30 the census (one Scan of the emulated table, `tests/census.py`) finds ex
 the purge reports, and nothing once it reports 0.
 
 A purge that trusts the registries (the default) finds the rows of a thread only through
-the thread registry; the sequences below leave threads it does not list until the saver
-registers a thread on every request that writes one of its rows (branch t30a): those
-tests are strict xfails. `scan=True` (`--verify-scan`) trusts no registry and passes now.
+the thread registry, which the saver keeps complete: every request that writes a thread's
+rows registers or extends it. `scan=True` (`--verify-scan`) trusts no registry.
 """
 
 from __future__ import annotations
@@ -35,12 +34,20 @@ from .sequences import THREADS
 from .tenants import TABLE, TENANT, make_store, rows
 from .test_cli import ENV
 
-NEEDS_T30A = pytest.mark.xfail(
+MODES = [pytest.param(False, id="registry"), pytest.param(True, id="scan")]
+# Known limit (issue 30 stays open on it): a run's index rows outlive the checkpoints they
+# lead to by up to one TTL (written for twice the TTL, so a put need not rewrite them), and
+# once the sweep took those checkpoints a purge that trusts the registries cannot name the
+# runs; only the Scan finds them.
+LINGERING_RUN_INDEX = pytest.mark.xfail(
     strict=True,
-    reason="needs t30a: the saver registers (or extends) a thread on every request that "
-    "writes one of its rows, so the registry lists it",
+    reason="run index rows outlive their swept checkpoints; without a Scan the purge "
+    "cannot name their runs",
 )
-MODES = [pytest.param(False, id="registry", marks=NEEDS_T30A), pytest.param(True, id="scan")]
+EXPIRED_MODES = [
+    pytest.param(False, id="registry", marks=LINGERING_RUN_INDEX),
+    pytest.param(True, id="scan"),
+]
 TENANT_SCOPE = Scope(TENANT, (THREADS,))
 
 
@@ -79,7 +86,7 @@ def test_a_refused_first_put_leaves_no_row_behind(store: DynamoDBStore, scan: bo
     assert purge_tenant(store, scan).total == 0
 
 
-@pytest.mark.parametrize("scan", MODES)
+@pytest.mark.parametrize("scan", EXPIRED_MODES)
 def test_a_thread_whose_registry_row_expired_is_erased(
     store: DynamoDBStore, clock: FakeClock, scan: bool
 ) -> None:

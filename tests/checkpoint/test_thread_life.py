@@ -1,0 +1,140 @@
+"""A thread keeps what its latest checkpoint needs: whatever `refresh_on_read` is and
+whatever TTL settings the savers writing it use, the latest checkpoint reads back whole
+and the thread stays listed; every request that can create a thread row registers the
+thread (a put, a `put_writes` that lands before its put, after a refused first put or
+after the thread was deleted)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from botocore.exceptions import ClientError
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.dynamodb import CheckpointTTL, DynamoDBSaver
+from langgraph.store.dynamodb.table.schema import EXPIRES_AT, PK, SK
+from langgraph.store.dynamodb.table.thread_keys import Thread, registry_pk
+from langgraph.store.dynamodb.testing import expire_ttl_items
+
+from tests.checkpoint.conftest import TABLE
+from tests.checkpoint.notes import BIG_NOTES, config, notes_graph, texts, turn
+from tests.checkpoint.rows_of import full_rows
+from tests.checkpoint.steps import step
+from tests.fault.layer import FaultLayer
+from tests.support import FakeClock
+
+MINUTE = 60
+NO_REFRESH: CheckpointTTL = {"default_ttl": 10.0, "refresh_on_read": False}
+
+
+def saver_with(ttl: CheckpointTTL | None) -> DynamoDBSaver:
+    return DynamoDBSaver(TABLE, region_name="us-east-1", ttl=ttl)
+
+
+@pytest.fixture
+def table(emulation: None, clock: FakeClock) -> Iterator[None]:
+    with DynamoDBSaver.from_table(TABLE, region_name="us-east-1", setup=True):
+        yield
+
+
+@pytest.mark.parametrize("notes", ["small notes", BIG_NOTES], ids=["inline", "chunked"])
+def test_a_turn_every_four_minutes_keeps_the_latest_checkpoint_whole_without_refresh(
+    table: None, clock: FakeClock, notes: str
+) -> None:
+    with saver_with(NO_REFRESH) as saver:
+        graph = notes_graph(saver)
+        t = config("t")
+        turn(graph, t, "turn 0", "run-0", notes=notes)
+        for n in range(1, 4):  # turns at 4, 8 and 12 minutes; `notes` never changes again
+            clock.advance(4 * MINUTE)
+            turn(graph, t, f"turn {n}", f"run-{n}")
+        clock.advance(MINUTE)
+        expire_ttl_items(TABLE, now=clock.now())
+        state = graph.get_state(t)
+        assert state.values["notes"] == notes
+        assert state.values["turns"] == 4
+        assert texts(graph, t)[-1] == "echo turn 3"
+        assert saver.threads() == ["t"]
+
+
+@pytest.mark.parametrize("first_ttl", [NO_REFRESH, None], ids=["ttl-first", "plain-first"])
+def test_savers_with_and_without_a_ttl_writing_one_thread_keep_what_its_latest_needs(
+    table: None, clock: FakeClock, first_ttl: CheckpointTTL | None
+) -> None:
+    # The README's pattern: one process with a TTL, "another process" with none.
+    other_ttl = None if first_ttl else NO_REFRESH
+    with saver_with(first_ttl) as first, saver_with(other_ttl) as other:
+        t = config("t")
+        turn(notes_graph(first), t, "turn 0", "run-0", notes=BIG_NOTES)
+        for n in range(1, 4):
+            clock.advance(4 * MINUTE)
+            turn(notes_graph(other if n % 2 else first), t, f"turn {n}", f"run-{n}")
+        clock.advance(MINUTE)
+        expire_ttl_items(TABLE, now=clock.now())
+        for saver in (first, other):
+            state = notes_graph(saver).get_state(t)
+            assert state.values["notes"] == BIG_NOTES
+            assert state.values["turns"] == 4
+            assert saver.threads() == ["t"]
+
+
+def test_an_active_thread_stays_registered_as_long_as_its_latest_checkpoint(
+    table: None, clock: FakeClock
+) -> None:
+    with saver_with(NO_REFRESH) as saver:
+        graph = notes_graph(saver)
+        for n in range(6):  # 20 minutes of turns, twice the TTL; puts keep it registered
+            state = {"messages": [HumanMessage(f"turn {n}")]}
+            graph.invoke(
+                state, {**config("t"), "metadata": {"run_id": f"run-{n}"}}, durability="sync"
+            )
+            clock.advance(4 * MINUTE)
+        expire_ttl_items(TABLE, now=clock.now())
+        assert saver.threads() == ["t"]
+        rows = {(r[PK], r[SK]): r for r in full_rows(saver.client, TABLE)}
+        latest = saver.get_tuple(config("t"))
+        assert latest is not None
+        registry = rows[(registry_pk(""), "t")]
+        newest = max(int(r[EXPIRES_AT]) for k, r in rows.items() if k[0] == Thread("", "t").pk)
+        assert int(registry[EXPIRES_AT]) >= newest
+
+
+def test_writes_landing_before_their_put_register_the_thread_and_expire(
+    table: None, clock: FakeClock
+) -> None:
+    with saver_with(NO_REFRESH) as saver:
+        ahead = {"configurable": {"thread_id": "t", "checkpoint_ns": "", "checkpoint_id": "1"}}
+        saver.put_writes(ahead, [("messages", "the user's text")], "task")
+        assert saver.threads() == ["t"]
+        assert all(EXPIRES_AT in r for r in full_rows(saver.client, TABLE))
+        clock.advance(2 * 10 * MINUTE + 1)  # the registry row outlives by a TTL
+        expire_ttl_items(TABLE, now=clock.now())
+        assert full_rows(saver.client, TABLE) == []
+
+
+def test_writes_after_a_refused_first_put_register_the_thread(
+    table: None, clock: FakeClock
+) -> None:
+    with saver_with(None) as saver:
+        layer = FaultLayer(saver.client, rate=1.0, kinds=("ValidationException",))
+        with pytest.raises(ClientError):
+            step(saver, config("t"), {"messages": "hello"})
+        layer.remove()
+        refused = {"configurable": {"thread_id": "t", "checkpoint_ns": "", "checkpoint_id": "1"}}
+        saver.put_writes(refused, [("messages", "the user's text")], "task")
+        assert saver.threads() == ["t"]
+
+
+def test_a_step_finishing_after_the_thread_was_deleted_registers_it_again(
+    table: None, clock: FakeClock
+) -> None:
+    with saver_with(NO_REFRESH) as writer, saver_with(None) as purger:
+        first = step(writer, config("t"), {"a": 1})
+        parent = writer.get_tuple(first)
+        purger.delete_thread("t")  # a purge, while the writer's step runs
+        writer.put_writes(first, [("a", 2)], "task")
+        step(writer, first, {"a": 2}, parent=parent)
+        assert purger.threads() == ["t"]
+        clock.advance(2 * 10 * MINUTE + 1)  # the registry row outlives by a TTL
+        expire_ttl_items(TABLE, now=clock.now())
+        assert full_rows(writer.client, TABLE) == []
