@@ -22,13 +22,12 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from langgraph.store.dynamodb.table.values import MAX_EXPRESSION_BYTES, MAX_EXPRESSION_OPERATORS
 from moto.core.responses import ActionResult
 from moto.dynamodb.responses import DynamoHandler
 
 from ._errors import ValidationError
 
-MAX_EXPRESSION_BYTES = 4096
-MAX_OPERATORS = 300
 # Frames moto needs for the deepest expression within the limits (about 1,000 REMOVE
 # actions in 4 KB, a dozen frames each), with room for the rest of the stack.
 MOTO_DEPTH = 20_000
@@ -45,7 +44,7 @@ _OPERATOR = re.compile(
     r"<>|<=|>=|[=<>+\-]|\b(?:AND|OR|NOT|BETWEEN|IN)\b|\b[A-Za-z_]+\s*\(", re.IGNORECASE
 )
 
-__all__ = ["MAX_EXPRESSION_BYTES", "MAX_OPERATORS", "checked", "operator_count"]
+__all__ = ["checked", "operator_count"]
 
 
 def operator_count(expression: str) -> int:
@@ -78,7 +77,7 @@ def check(body: dict[str, Any]) -> None:
                     f"expression size: {size}"
                 )
             count = operator_count(expression)
-            if count > MAX_OPERATORS:
+            if count > MAX_EXPRESSION_OPERATORS:
                 raise ValidationError(
                     f"Invalid {kind}: The expression contains too many operators; "
                     f"operator count: {count}"
