@@ -331,6 +331,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         access = self._access
         page_size = LIST_PAGE if filter or limit is None else min(limit + 1, LIST_PAGE)
         below = checkpoint_sk(ns, before_id) if before_id and ns is not None else None
+        paging: dict[str, Any] = {} if ns is None else {"Limit": page_size}
         with access.guard(thread):
             rows: Iterable[dict[str, Any]] = access.query(
                 thread.pk,
@@ -338,7 +339,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
                 below=below,
                 checkpoints_only=True,
                 ScanIndexForward=False,
-                **({} if ns is None else {"Limit": page_size}),
+                **paging,
             )
             if ns is None:
                 # Key order is namespace first: across namespaces, newest first means by
