@@ -28,7 +28,7 @@ from langgraph.store.dynamodb.table.thread_keys import parse_checkpoint_sk, thre
 
 from .access import Access
 from .payloads import chunk_keys, unpack
-from .rows import as_pending, inline_values, pending_writes, value_rows
+from .rows import as_pending, inline_values, value_rows, visible_writes
 
 Key = tuple[str, str]
 
@@ -44,7 +44,7 @@ class Loaded:
 def _needs(row: dict[str, Any]) -> list[dict[str, str]]:
     pk, sk = row[PK], row[SK]
     keys = chunk_keys(pk, sk, CP, row[CP]) + chunk_keys(pk, sk, MD, row[MD])
-    for entry in pending_writes(row):
+    for entry in visible_writes(row):
         if CHUNKS_FIELD in entry:
             keys += chunk_keys(pk, sk, str(entry[CHUNKS_FIELD]), entry)
     return keys
@@ -139,7 +139,7 @@ def _tuple(
             values[channel] = serde.loads_typed(typed)
     metadata_typed = unpack(pk, sk, MD, row[MD], fetched)
     writes = []
-    for entry in pending_writes(row):
+    for entry in visible_writes(row):
         field = str(entry.get(CHUNKS_FIELD, ""))
         typed = unpack(pk, sk, field, entry, fetched)
         if typed is not None:

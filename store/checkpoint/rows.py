@@ -13,6 +13,7 @@ earlier versions hold no `cv`: every channel is a value row.
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,7 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from langgraph.store.dynamodb.table.schema import (
+    BATCH,
     CHANNEL,
     CHUNKS_FIELD,
     COMMITTED,
@@ -62,6 +64,7 @@ from langgraph.store.dynamodb.table.thread_keys import (
     run_sk,
     write_field,
 )
+from langgraph.store.dynamodb.table.values import MAX_EXPRESSION_BYTES, MAX_EXPRESSION_OPERATORS
 
 from .payloads import CHUNK_BYTES, pack
 
@@ -260,11 +263,24 @@ def set_attributes(row: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class WriteSet:
-    """The pending writes of one `put_writes`: chunk rows, then one UpdateItem."""
+    """The pending writes of one `put_writes`: chunk rows, then UpdateItems
+    (`write_updates`)."""
 
     chunks: list[dict[str, Any]]
     entries: dict[str, dict[str, Any]]  # attribute name -> the write's map
     overwrite: set[str]  # attributes that replace an earlier write (special channels)
+    batch: str  # this call's id, marking its writes when they take several UpdateItems
+
+
+@dataclass(frozen=True)
+class WriteUpdate:
+    """One UpdateItem of a `put_writes`: some of its writes, within DynamoDB's limits on
+    one expression (4 KB, 300 operators: an ordinary write counts 2, a special one 1)."""
+
+    names: list[str]
+    expression: str
+    attribute_names: dict[str, str]
+    values: dict[str, Any]
 
 
 def write_rows(
@@ -276,11 +292,13 @@ def write_rows(
     task_path: str,
     ttl: dict[str, Any],
     inline_limit: int = WRITE_INLINE,
+    batch: str | None = None,
 ) -> WriteSet:
     """The rows of a `put_writes` on the checkpoint row `sk`. A chunked write's chunks are
     keyed by a fresh `nonce`, so a write that loses to an earlier one (ordinary writes
-    keep the first) never overwrites the earlier one's chunks."""
-    result = WriteSet([], {}, set())
+    keep the first) never overwrites the earlier one's chunks. Planned again (`batch`
+    given), the writes keep their call's id."""
+    result = WriteSet([], {}, set(), batch or uuid.uuid4().hex[:12])
     for idx, (channel, value) in enumerate(writes):
         slot = WRITES_IDX_MAP.get(channel, idx)
         name = write_field(task_id, slot)
@@ -300,10 +318,62 @@ def write_rows(
     return result
 
 
+def write_updates(planned: WriteSet) -> list[WriteUpdate]:
+    """The UpdateItems storing `planned`, as few as DynamoDB's expression limits allow
+    (one up to about 110 writes). When there are several, each ordinary write is marked
+    with the call's id and count, and readers show the call's writes only once all have
+    landed (`visible_writes`): a task with some of its writes would pass for finished."""
+    groups: list[list[str]] = [[]]
+    for name in planned.entries:
+        if groups[-1] and not _fits(_update(planned, groups[-1] + [name]), planned.overwrite):
+            groups.append([])
+        groups[-1].append(name)
+    if len(groups) > 1:
+        marked = [name for name in planned.entries if name not in planned.overwrite]
+        for name in marked:
+            planned.entries[name][BATCH] = f"{planned.batch}:{len(marked)}"
+    return [_update(planned, group) for group in groups]
+
+
+def _update(planned: WriteSet, names: list[str]) -> WriteUpdate:
+    """Special writes replace the task's earlier one; ordinary ones keep the first."""
+    sets = [
+        f"#w{i} = :w{i}" if name in planned.overwrite else f"#w{i} = if_not_exists(#w{i}, :w{i})"
+        for i, name in enumerate(names)
+    ]
+    # Each update adds 2 to the row's counter (a put sets it odd): see `saver._register`.
+    return WriteUpdate(
+        names,
+        "SET " + ", ".join(sets) + " ADD #ok :two",
+        {f"#w{i}": name for i, name in enumerate(names)} | {"#ok": COMMITTED},
+        {f":w{i}": planned.entries[name] for i, name in enumerate(names)} | {":two": 2},
+    )
+
+
+def _fits(update: WriteUpdate, overwrite: set[str]) -> bool:
+    operators = sum(1 if name in overwrite else 2 for name in update.names)
+    return (
+        len(update.expression.encode()) <= MAX_EXPRESSION_BYTES
+        and operators <= MAX_EXPRESSION_OPERATORS
+    )
+
+
 def pending_writes(row: dict[str, Any]) -> list[dict[str, Any]]:
     """The write maps of a checkpoint row, in `writes_sort_key` order."""
     entries = [value for name, value in row.items() if name.startswith(WRITE_PREFIX)]
     return sorted(entries, key=lambda e: writes_sort_key(str(e[PATH]), str(e[TASK]), int(e[IDX])))
+
+
+def visible_writes(row: dict[str, Any]) -> list[dict[str, Any]]:
+    """`pending_writes` without those of a `put_writes` whose writes have not all landed
+    (still being written, or cut short: then the task runs again, as if it had none)."""
+    entries = pending_writes(row)
+    landed = Counter(str(e[BATCH]) for e in entries if BATCH in e)
+    return [
+        e
+        for e in entries
+        if BATCH not in e or landed[str(e[BATCH])] == int(str(e[BATCH]).rsplit(":", 1)[1])
+    ]
 
 
 def as_pending(entry: dict[str, Any], value: Any) -> PendingWrite:

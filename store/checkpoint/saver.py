@@ -6,7 +6,7 @@ import builtins
 import copy
 import functools
 import random
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Any, Self, TypedDict
 
 import boto3
@@ -67,6 +67,7 @@ from .rows import (
     registry_row,
     set_attributes,
     write_rows,
+    write_updates,
 )
 
 Key = dict[str, str]
@@ -322,8 +323,9 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         limit: int | None = None,
     ) -> Iterator[CheckpointTuple]:
         """Checkpoints newest first: of the config's thread (and `checkpoint_ns` when
-        given), or of every thread of the tenant for `config=None` (read from the
-        thread registry, never a Scan); `filter` matches metadata by equality."""
+        given; without it, by checkpoint id across the thread's namespaces), or of every
+        thread of the tenant for `config=None` (read from the thread registry, never a
+        Scan); `filter` matches metadata by equality."""
         self._check_open()
         pages = self._pages(config, filter, before, limit)
         while (page := self._pool.run(next, pages, None)) is not None:
@@ -370,15 +372,21 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         access = self._access
         page_size = LIST_PAGE if filter or limit is None else min(limit + 1, LIST_PAGE)
         below = checkpoint_sk(ns, before_id) if before_id and ns is not None else None
+        paging: dict[str, Any] = {} if ns is None else {"Limit": page_size}
         with access.guard(thread):
-            rows = access.query(
+            rows: Iterable[dict[str, Any]] = access.query(
                 thread.pk,
                 checkpoints_prefix(ns),
                 below=below,
                 checkpoints_only=True,
                 ScanIndexForward=False,
-                Limit=page_size,
+                **paging,
             )
+            if ns is None:
+                # Key order is namespace first: across namespaces, newest first means by
+                # checkpoint id, so every checkpoint row of the thread is read (the same
+                # one Query while they fit 1 MB) before the first page is loaded.
+                rows = sorted(rows, key=lambda r: parse_checkpoint_sk(r[SK])[1], reverse=True)
             page: builtins.list[dict[str, Any]] = []
             for row in rows:
                 if self._wanted(row, checkpoint_id, before_id, filter):
@@ -548,9 +556,10 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        """Store a task's writes on the checkpoint `config` names, in one UpdateItem: a
-        write to a special channel (error, interrupt, ...) replaces the task's earlier
-        one; an ordinary write keeps the first stored for its (task, index)."""
+        """Store a task's writes on the checkpoint `config` names, in one UpdateItem (more
+        past about 110 writes, shown only once all landed: `rows.write_updates`): a write
+        to a special channel (error, interrupt, ...) replaces the task's earlier one; an
+        ordinary write keeps the first stored for its (task, index)."""
         thread = self._thread(config)
         configurable = config["configurable"]
         checkpoint_id = configurable.get("checkpoint_id")
@@ -577,38 +586,34 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             try:
                 self._update_writes(access, thread, sk, planned)
             except ClientError as error:
-                if "size" not in error.response["Error"].get("Message", ""):
+                if "Item size" not in error.response["Error"].get("Message", ""):
                     raise
                 # The checkpoint row would pass 400 KB: move these values to chunk rows.
-                self._update_writes(access, thread, sk, plan(inline_limit=0))
+                self._update_writes(access, thread, sk, plan(inline_limit=0, batch=planned.batch))
 
     def _update_writes(self, access: Access, thread: Thread, sk: str, planned: WriteSet) -> None:
         access.write(planned.chunks, [])
-        names = {f"#w{i}": name for i, name in enumerate(planned.entries)}
-        values: dict[str, Any] = {f":w{i}": e for i, e in enumerate(planned.entries.values())}
-        sets = [
-            f"#w{i} = :w{i}"
-            if name in planned.overwrite
-            else f"#w{i} = if_not_exists(#w{i}, :w{i})"
-            for i, name in enumerate(planned.entries)
-        ]
-        # Its old value says whether the checkpoint's put had landed (`_register`).
-        names["#ok"], values[":two"] = COMMITTED, 2
-        try:
-            response = access.client.update_item(
-                TableName=access.table,
-                Key=dynamo.serialize({PK: thread.pk, SK: sk}),
-                UpdateExpression="SET " + ", ".join(sets) + " ADD #ok :two",
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=dynamo.serialize(values),
-                ReturnValues="UPDATED_OLD",
-            )
-        except ClientError:
-            access.write([], [{PK: r[PK], SK: r[SK]} for r in planned.chunks])
-            raise
-        old = dynamo.deserialize(response.get("Attributes", {}))
-        access.write([], _superseded(thread, sk, planned, old))
-        if int(old.get(COMMITTED, 0)) % 2 == 0:
+        updates = write_updates(planned)
+        landed: dict[str, Any] | None = None
+        for n, update in enumerate(updates):
+            try:
+                response = access.client.update_item(
+                    TableName=access.table,
+                    Key=dynamo.serialize({PK: thread.pk, SK: sk}),
+                    UpdateExpression=update.expression,
+                    ExpressionAttributeNames=update.attribute_names,
+                    ExpressionAttributeValues=dynamo.serialize(update.values),
+                    ReturnValues="UPDATED_OLD",
+                )
+            except ClientError:
+                unsent = [name for later in updates[n:] for name in later.names]
+                access.write([], _chunks_of(thread, sk, planned, unsent))
+                raise
+            old = dynamo.deserialize(response.get("Attributes", {}))
+            landed = old if landed is None else landed
+            access.write([], _superseded(access, thread, sk, planned, update.names, old))
+        # The first update's old counter says whether the checkpoint's put had landed.
+        if landed is not None and int(landed.get(COMMITTED, 0)) % 2 == 0:
             self._register(access, thread, sk)
 
     def _register(self, access: Access, thread: Thread, sk: str) -> None:
@@ -865,19 +870,48 @@ def _size(actions: Sequence[dict[str, Any]]) -> int:
     )
 
 
-def _superseded(
-    thread: Thread, sk: str, planned: WriteSet, old: dict[str, Any]
+def _chunks_of(
+    thread: Thread, sk: str, planned: WriteSet, names: Sequence[str]
 ) -> builtins.list[dict[str, str]]:
-    """Chunk rows no write refers to after an update: an overwritten special write's
-    old chunks, and the chunks of an ordinary write that lost to the first one."""
+    """The chunk rows of the writes `names`."""
+    keys = []
+    for name in names:
+        entry = planned.entries[name]
+        if CHUNKS_FIELD in entry:
+            keys += chunk_keys(thread.pk, sk, str(entry[CHUNKS_FIELD]), entry)
+    return keys
+
+
+def _superseded(
+    access: Access,
+    thread: Thread,
+    sk: str,
+    planned: WriteSet,
+    names: Sequence[str],
+    old: dict[str, Any],
+) -> builtins.list[dict[str, str]]:
+    """Chunk rows no write refers to after an update of `names`: an overwritten special
+    write's old chunks, and the chunks of an ordinary write that lost to the first one.
+    Whether an ordinary chunked write lost is read back from the row when `UPDATED_OLD`
+    does not say (DynamoDB may leave out an attribute `if_not_exists` kept as it was)."""
     dropped = []
-    for name, entry in planned.entries.items():
-        previous = old.get(name)
-        if previous is None:
-            continue
-        loser = previous if name in planned.overwrite else entry
-        if previous.get(CHUNKS_FIELD) == entry.get(CHUNKS_FIELD):
-            continue
-        if CHUNKS_FIELD in loser:
-            dropped += chunk_keys(thread.pk, sk, str(loser[CHUNKS_FIELD]), loser)
+    unsure = []
+    for name in names:
+        entry, previous = planned.entries[name], old.get(name)
+        if name in planned.overwrite:
+            if previous is not None and previous.get(CHUNKS_FIELD) != entry.get(CHUNKS_FIELD):
+                dropped += _chunks_of(thread, sk, WriteSet([], {name: previous}, set(), ""), [name])
+        elif CHUNKS_FIELD in entry:
+            if previous is None:
+                unsure.append(name)
+            elif previous.get(CHUNKS_FIELD) != entry[CHUNKS_FIELD]:
+                dropped += _chunks_of(thread, sk, planned, [name])
+    if unsure:
+        row = access.get_many([{PK: thread.pk, SK: sk}]).get((thread.pk, sk), {})
+        lost = [
+            n
+            for n in unsure
+            if row.get(n, {}).get(CHUNKS_FIELD) != planned.entries[n][CHUNKS_FIELD]
+        ]
+        dropped += _chunks_of(thread, sk, planned, lost)
     return dropped

@@ -104,18 +104,21 @@ def write_thread(access: Access, target: Thread, rows: Sequence[dict[str, Any]])
     """Write `rows` (a thread's rows, as read from its partition) into `target`: values
     and chunks first, checkpoint rows last, with run index rows for the checkpoints and a
     registry row, so a reader never sees a checkpoint before its values; the saver's TTL,
-    if any, replaces the rows' own. Returns how many rows were written (none for none)."""
+    if any, replaces the rows' own. Returns how many rows were written (none for none; a
+    row given twice counts once)."""
     if not rows:
         return 0
     ttl = access.ttl()
-    moved = [{**row, PK: target.pk, **ttl} for row in rows]
+    # A row given twice (a file holding it twice) is written once, as given last:
+    # BatchWriteItem refuses two requests for one key.
+    moved = list({row[SK]: {**row, PK: target.pk, **ttl} for row in rows}.values())
     _check_target_keys(target, moved)
     access.write([r for r in moved if not is_checkpoint(r)], [])
     checkpoints = [r for r in moved if is_checkpoint(r)]
     listed = ttl or _longest_expiry(moved)
     runs = [{**key, **listed} for key in run_keys(target, checkpoints)]
     access.write(checkpoints + runs + [registry_row(target, listed)], [])
-    return len(rows)
+    return len(moved)
 
 
 def _check_target_keys(target: Thread, rows: Sequence[dict[str, Any]]) -> None:

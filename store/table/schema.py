@@ -160,13 +160,15 @@ COMMITTED = "ok"
 PARENT = "parent"
 RUN = "run"
 WRITE_PREFIX = "w:"
-# A pending write's map: its task, channel, task path, index, and the field keying its
-# chunks when it is chunked.
+# A pending write's map: its task, channel, task path, index, the field keying its
+# chunks when it is chunked, and when its `put_writes` took several requests, that call's
+# id and how many writes it stored (`<id>:<count>`).
 TASK = "task"
 CHANNEL = "c"
 PATH = "p"
 IDX = "i"
 CHUNKS_FIELD = "k"
+BATCH = "b"
 # A serialized value (in `CP`, `MD`, a write's map, or a channel value row): its type and
 # either its bytes inline or its count of chunks. Chunk rows hold `DATA`; a channel
 # value's chunks are keyed by the field `DATA`.

@@ -24,6 +24,10 @@ from boto3.dynamodb.types import TypeSerializer
 #   counts its key's UTF-8 length);
 # - Sets: the sum of their elements' sizes.
 MAX_ITEM_BYTES = 400 * 1024
+# DynamoDB's limits on one expression (UpdateExpression, ConditionExpression, ...): its
+# text in UTF-8 bytes, and its operators and functions ("Expression parameters").
+MAX_EXPRESSION_BYTES = 4096
+MAX_EXPRESSION_OPERATORS = 300
 # Deepest nesting of dicts and lists a value may have (the top-level dict is level 1), like
 # many JSON APIs: decoding and filtering stay far from Python's recursion limit.
 MAX_DEPTH = 64

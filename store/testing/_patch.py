@@ -9,8 +9,9 @@ update), a rejected UpdateItem leaves the item as it was, and the item size limi
 DynamoDB's 409,600 bytes counted with DynamoDB's rules (`table.values`). Others change only
 how much work moto does, never its answers: a Query reads only its partition
 (`_partition_query`), and Scans, copies and projections skip moto's per-item overheads
-(`_read_speed`). With IAM enforced, DynamoDB, Streams and Bedrock requests are authorized
-against the resources AWS authorizes (`_iam`).
+(`_read_speed`). Expressions past DynamoDB's length and operator limits are refused before
+moto parses them (`_expressions`). With IAM enforced, DynamoDB, Streams and Bedrock
+requests are authorized against the resources AWS authorizes (`_iam`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from . import _vector as v
 from ._bedrock import install as install_bedrock
 from ._converse import install as install_converse
 from ._errors import ValidationError, limit_exceeded_one_online_index
+from ._expressions import checked
 from ._moto_compat import check_targets
 from ._partition_query import partition_query, scoped_all_items
 from ._read_speed import cached_sort, list_size, project_named, shallow_copy, sharing_values
@@ -410,20 +412,25 @@ PATCHES: tuple[tuple[Any, str, tuple[str, ...], Callable[[Any], Any]], ...] = (
     (DynamoDBStreamsHandler, "call_action", ("self",), _atomic),
     (DynamoHandler, "create_table", ("self",), _create_table),
     (DynamoHandler, "update_table", ("self",), _update_table),
-    (DynamoHandler, "query", ("self",), lambda o: _check_index_name(capacity.query(o))),
-    (DynamoHandler, "scan", ("self",), _check_index_name),
+    (DynamoHandler, "query", ("self",), lambda o: checked(_check_index_name(capacity.query(o)))),
+    (DynamoHandler, "scan", ("self",), lambda o: checked(_check_index_name(o))),
     (
         DynamoHandler,
         "batch_write_item",
         ("self",),
         lambda o: _batch_write_item(capacity.batch_write(o)),
     ),
-    (DynamoHandler, "put_item", ("self",), capacity.single_write),
-    (DynamoHandler, "transact_write_items", ("self",), capacity.transact_write),
-    (DynamoHandler, "update_item", ("self",), capacity.single_write),
-    (DynamoHandler, "delete_item", ("self",), capacity.single_write),
-    (DynamoHandler, "get_item", ("self",), capacity.get_item),
-    (DynamoHandler, "batch_get_item", ("self",), capacity.batch_get),
+    (DynamoHandler, "put_item", ("self",), lambda o: checked(capacity.single_write(o))),
+    (
+        DynamoHandler,
+        "transact_write_items",
+        ("self",),
+        lambda o: checked(capacity.transact_write(o)),
+    ),
+    (DynamoHandler, "update_item", ("self",), lambda o: checked(capacity.single_write(o))),
+    (DynamoHandler, "delete_item", ("self",), lambda o: checked(capacity.single_write(o))),
+    (DynamoHandler, "get_item", ("self",), lambda o: checked(capacity.get_item(o))),
+    (DynamoHandler, "batch_get_item", ("self",), lambda o: checked(capacity.batch_get(o))),
     (LocalSecondaryIndex, "project", ("self", "item"), _lsi_fetch.project),
     (Table, "describe", ("self", "base_key"), _describe),
     (Table, "put_item", ("self", "item_attrs"), _table_put_item),

@@ -83,6 +83,25 @@ def test_export_then_import_restores_binary_and_chunked_threads_exactly(emulatio
         assert copy.threads() == ["t1"]  # the registry row is derived on import
 
 
+def test_a_file_holding_rows_twice_imports_and_imports_again(emulation: None) -> None:
+    """A row written twice in one file (two exports concatenated, or a line repeated) is
+    one row: BatchWriteItem refuses duplicate keys in one request."""
+    with (
+        DynamoDBSaver.from_table("source", region_name="us-east-1", setup=True) as source,
+        DynamoDBSaver.from_table("copy", region_name="us-east-1", setup=True) as copy,
+    ):
+        write_thread(source, "t1")
+        out = io.StringIO()
+        rows = export_threads(source, "", ["t1"], out)
+        lines = out.getvalue().splitlines()
+        doubled = "\n".join(lines + lines[:3] + lines) + "\n"
+        for _ in range(2):
+            import_threads(lambda tenant: copy, io.StringIO(doubled))
+            assert copy.thread_rows("t1") == source.thread_rows("t1")
+            assert len(copy.thread_rows("t1")) == rows
+        assert history(copy, "t1") == history(source, "t1")
+
+
 def test_a_tenant_thread_comes_back_under_its_tenant(emulation: None) -> None:
     kwargs: dict[str, Any] = {"region_name": "us-east-1", "tenant_key": "org", "setup": True}
     with (
