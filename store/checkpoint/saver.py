@@ -6,7 +6,7 @@ import builtins
 import copy
 import functools
 import random
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any, Self, TypedDict
 
 import boto3
@@ -19,6 +19,7 @@ from langgraph.checkpoint.base import (
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
+    DeltaChannelHistory,
     get_checkpoint_id,
     get_checkpoint_metadata,
 )
@@ -49,7 +50,7 @@ from langgraph.store.dynamodb.table.ttl import check_ttl, needs_refresh
 from langgraph.store.dynamodb.table.usage import UsageHook
 from langgraph.store.dynamodb.table.values import item_size
 
-from . import upkeep
+from . import history, upkeep
 from .access import TRANSACT_BYTES, TRANSACT_LIMIT, Access
 from .erasure import thread_sources
 from .loading import Loaded, load
@@ -59,6 +60,8 @@ from .rows import RowSet, WriteSet, checkpoint_rows, registry_row, write_rows
 DEFAULT_MAX_CONCURRENCY = 64
 # Rows a listing asks for per Query when a metadata filter may drop some.
 LIST_PAGE = 50
+# Checkpoints whose distance to their delta channels' snapshots a saver remembers.
+DEPTHS_KEPT = 4096
 
 
 class CheckpointTTL(TypedDict, total=False):
@@ -120,6 +123,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         self.ttl_config = ttl
         self.consistent_read = consistent_read
         self._tenant: str | None = None
+        self._depths: dict[tuple[str, str], int] = {}
         self._open(
             table_name,
             region_name=region_name,
@@ -251,7 +255,64 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             if not loaded:
                 return None
             self._refresh(access, thread, loaded[0])
+            self._remember(thread, loaded[0].tuple.config, loaded[0].tuple.metadata)
             return loaded[0].tuple
+
+    def _remember(
+        self, thread: Thread, config: RunnableConfig, metadata: CheckpointMetadata
+    ) -> None:
+        """Keep the checkpoint's distance to its snapshots (immutable, like its metadata),
+        so its history is read in one Query: LangGraph reads or writes a checkpoint
+        before it asks for its history."""
+        found = history.depth(metadata)
+        if found is None:
+            return
+        if len(self._depths) >= DEPTHS_KEPT:
+            self._depths.pop(next(iter(self._depths)))
+        configurable = config["configurable"]
+        sk = checkpoint_sk(configurable.get("checkpoint_ns", ""), configurable["checkpoint_id"])
+        self._depths[(thread.pk, sk)] = found
+
+    def get_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        """For each of `channels`, the writes on the parent chain of the checkpoint
+        `config` names (its namespace's latest without an id), oldest first, back to the
+        nearest ancestor storing the channel's value, and that value as `seed` (absent
+        when no ancestor stores one): a Query of the chain and one of the channel's values
+        (three requests when this saver has not read or written the checkpoint)."""
+        if not channels:
+            return {}
+        thread = self._thread(config)
+        found: Mapping[str, DeltaChannelHistory] = self._pool.run(
+            self._history, thread, config, builtins.list(channels)
+        )
+        return found
+
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        """`get_delta_channel_history` on the saver's threads."""
+        self._check_open()
+        if not channels:
+            return {}
+        thread = self._thread(config)
+        found: Mapping[str, DeltaChannelHistory] = await self._pool.arun(
+            self._history, thread, config, builtins.list(channels)
+        )
+        return found
+
+    def _history(
+        self, thread: Thread, config: RunnableConfig, channels: builtins.list[str]
+    ) -> dict[str, DeltaChannelHistory]:
+        access = self._access
+        ns = config["configurable"].get("checkpoint_ns", "")
+        checkpoint_id = get_checkpoint_id(config)
+        known = None
+        if checkpoint_id:
+            known = self._depths.get((thread.pk, checkpoint_sk(ns, checkpoint_id)))
+        with access.guard(thread):
+            return history.history(access, thread, ns, checkpoint_id, channels, known)
 
     def _refresh(self, access: Access, thread: Thread, loaded: Loaded) -> None:
         """Slide the expiry of every row the checkpoint needs, its run index row (which
@@ -404,7 +465,9 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         )
         self._pool.run(self._write_checkpoint, thread, rows)
         ns = config["configurable"].get("checkpoint_ns", "")
-        return self._config(thread, ns, checkpoint["id"])
+        stored = self._config(thread, ns, checkpoint["id"])
+        self._remember(thread, stored, metadata)
+        return stored
 
     def _write_checkpoint(self, thread: Thread, rows: RowSet) -> None:
         access = self._access
