@@ -49,12 +49,12 @@ ADD = "add_messages"
 DELTA = "DeltaChannel"
 
 
-def append_messages(state: list[AnyMessage], writes: Sequence[Any]) -> list[AnyMessage]:
+def append_messages(state: list[Any], writes: Sequence[Any]) -> list[Any]:
     """`add_messages` over a batch of writes (DeltaChannel's reducer shape)."""
-    merged: list[AnyMessage] = list(state or [])
+    merged: Any = list(state or [])
     for write in writes:
         merged = add_messages(merged, write)
-    return merged
+    return list(merged)
 
 
 def _reply(state: dict[str, Any]) -> dict[str, Any]:
@@ -71,9 +71,9 @@ def chat_graph(checkpointer: Any, channel: str = ADD, snapshot_frequency: int = 
     )
 
     # The functional form: the class form's annotation would name `reducer`, a local.
-    state = TypedDict("state", {"messages": Annotated[list[AnyMessage], reducer]})  # type: ignore[misc]  # noqa: UP013
+    state = TypedDict("state", {"messages": Annotated[list[AnyMessage], reducer]})  # noqa: UP013
     graph = StateGraph(state)
-    graph.add_node("reply", _reply)
+    graph.add_node("reply", _reply)  # type: ignore[type-var]
     graph.add_edge(START, "reply")
     graph.add_edge("reply", END)
     return graph.compile(checkpointer=checkpointer)
@@ -143,7 +143,10 @@ def markdown(threads: list[Thread], snapshot_frequency: int) -> str:
         f"One 400-character message each way per turn; `DeltaChannel` snapshots every "
         f"{snapshot_frequency} updates (2 a turn). Bytes: request bodies. Units: DynamoDB "
         "read and write units from the items' sizes. Latency: 5 ms a request plus client "
-        "work (the emulator's time subtracted).",
+        "work (the emulator's time subtracted). At 2 updates a turn, `DeltaChannel`'s "
+        f"turns {snapshot_frequency // 2}, {snapshot_frequency}, ... write the snapshot (the "
+        "whole list): turns 100 and 1,000 are such turns at the default frequency; the "
+        "turns between send what turn 10 sends (`tests/checkpoint/test_long_thread.py`).",
         "",
         "| saver | channel | turn | requests | KB sent | read units | write units | latency ms |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",

@@ -189,9 +189,10 @@ def _within(table: Table, hash_key: Any, partition: dict[Any, Any], reach: _Reac
     if found is None:
         return list(partition.values())
     keys = found.keys
-    if reach.prefix is not None:
-        lo = bisect.bisect_left(keys, reach.prefix)
-        hi = bisect.bisect_left(keys, True, lo=lo, key=lambda k: not k.startswith(reach.prefix))
+    prefix = reach.prefix
+    if prefix is not None:
+        lo = bisect.bisect_left(keys, prefix)
+        hi = bisect.bisect_left(keys, True, lo=lo, key=lambda k: not k.startswith(prefix))
     else:
         lo = (
             0

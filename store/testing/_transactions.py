@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.table import Table
@@ -28,7 +28,7 @@ def table_deepcopy(table: Table, memo: dict[int, Any]) -> Table:
     (its rows are backed up one by one), else a full copy as Python would make it."""
     if getattr(_backing_up, "on", False):
         return table
-    twin = Table.__new__(Table)
+    twin = cast(Table, Table.__new__(Table))
     memo[id(table)] = twin
     twin.__dict__.update(copy.deepcopy(table.__dict__, memo))
     return twin
