@@ -6,7 +6,7 @@ import builtins
 import copy
 import functools
 import random
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Self, TypedDict
 
 import boto3
@@ -19,6 +19,7 @@ from langgraph.checkpoint.base import (
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
+    DeltaChannelHistory,
     get_checkpoint_id,
     get_checkpoint_metadata,
 )
@@ -53,7 +54,7 @@ from langgraph.store.dynamodb.table.ttl import check_ttl, needs_refresh, ttl_att
 from langgraph.store.dynamodb.table.usage import UsageHook
 from langgraph.store.dynamodb.table.values import item_size
 
-from . import upkeep
+from . import history, upkeep
 from .access import SAVER, TRANSACT_BYTES, TRANSACT_LIMIT, Access
 from .erasure import thread_sources, untenanted_thread_sources
 from .known import TRUST_SECONDS, Known, expiry_of, margin_ttl
@@ -75,6 +76,8 @@ Key = dict[str, str]
 DEFAULT_MAX_CONCURRENCY = 64
 # Rows a listing asks for per Query when a metadata filter may drop some.
 LIST_PAGE = 50
+# Checkpoints whose distance to their delta channels' snapshots a saver remembers.
+DEPTHS_KEPT = 4096
 
 
 class CheckpointTTL(TypedDict, total=False):
@@ -142,6 +145,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         self._known = Known()
         # Checkpoint rows this saver's puts are writing now (a `put_writes` may land first).
         self._writing: set[tuple[str, str]] = set()
+        self._depths: dict[tuple[str, str], int] = {}
         self._open(
             table_name,
             region_name=region_name,
@@ -275,6 +279,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
                 return None
             self._learn(thread, loaded[0])
             self._refresh(access, thread, loaded[0])
+            self._remember(thread, loaded[0].tuple.config, loaded[0].tuple.metadata)
             return loaded[0].tuple
 
     def _learn(self, thread: Thread, loaded: Loaded) -> None:
@@ -284,6 +289,62 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         self._known.learn_ttl(thread.pk, None if minutes is None else float(minutes))
         for row in loaded.rows[1:]:
             self._known.learn(row)
+
+    def _remember(
+        self, thread: Thread, config: RunnableConfig, metadata: CheckpointMetadata
+    ) -> None:
+        """Keep the checkpoint's distance to its snapshots (immutable, like its metadata),
+        so its history is read in one Query: LangGraph reads or writes a checkpoint
+        before it asks for its history."""
+        found = history.depth(metadata)
+        if found is None:
+            return
+        if len(self._depths) >= DEPTHS_KEPT:
+            self._depths.pop(next(iter(self._depths)))
+        configurable = config["configurable"]
+        sk = checkpoint_sk(configurable.get("checkpoint_ns", ""), configurable["checkpoint_id"])
+        self._depths[(thread.pk, sk)] = found
+
+    def get_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        """For each of `channels`, the writes on the parent chain of the checkpoint
+        `config` names (its namespace's latest without an id), oldest first, back to the
+        nearest ancestor storing the channel's value, and that value as `seed` (absent
+        when no ancestor stores one): a Query of the chain and one of the channel's values
+        (three requests when this saver has not read or written the checkpoint)."""
+        if not channels:
+            return {}
+        thread = self._thread(config)
+        found: Mapping[str, DeltaChannelHistory] = self._pool.run(
+            self._history, thread, config, builtins.list(channels)
+        )
+        return found
+
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        """`get_delta_channel_history` on the saver's threads."""
+        self._check_open()
+        if not channels:
+            return {}
+        thread = self._thread(config)
+        found: Mapping[str, DeltaChannelHistory] = await self._pool.arun(
+            self._history, thread, config, builtins.list(channels)
+        )
+        return found
+
+    def _history(
+        self, thread: Thread, config: RunnableConfig, channels: builtins.list[str]
+    ) -> dict[str, DeltaChannelHistory]:
+        access = self._access
+        ns = config["configurable"].get("checkpoint_ns", "")
+        checkpoint_id = get_checkpoint_id(config)
+        known = None
+        if checkpoint_id:
+            known = self._depths.get((thread.pk, checkpoint_sk(ns, checkpoint_id)))
+        with access.guard(thread):
+            return history.history(access, thread, ns, checkpoint_id, channels, known)
 
     def _refresh(self, access: Access, thread: Thread, loaded: Loaded) -> None:
         """Slide the expiry of every row the checkpoint needs by the thread's TTL (the
@@ -467,7 +528,9 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         finally:
             self._writing.discard(key)
         ns = config["configurable"].get("checkpoint_ns", "")
-        return self._config(thread, ns, checkpoint["id"])
+        stored = self._config(thread, ns, checkpoint["id"])
+        self._remember(thread, stored, metadata)
+        return stored
 
     def _write_checkpoint(
         self, thread: Thread, rows: RowSet, plan: Callable[[], RowSet], minutes: float | None

@@ -32,7 +32,7 @@ MAX_ITEM_BYTES = 400 * 1024
 MAX_SORT_KEY_BYTES = 1024
 OVERHEAD_BYTES = 100
 
-__all__ = ["check_write", "note_write"]
+__all__ = ["check_write", "forget", "note_write"]
 
 Attributes = Mapping[str, DynamoType]
 
@@ -147,6 +147,12 @@ def note_write(
         del running[hash_key]
         return
     running[hash_key] = (rows, known[1] + _footprint(table, new) - _footprint(table, old))
+
+
+def forget(table: Table, hash_key: DynamoType) -> None:
+    """Drop the collection's running size (a rollback changed its rows): the next write
+    that needs it sums the collection once."""
+    _running(table).pop(hash_key, None)
 
 
 def attributes_of(raw: Mapping[str, Any]) -> dict[str, DynamoType]:

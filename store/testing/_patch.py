@@ -39,7 +39,7 @@ from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
 
 from . import _capacity as capacity
 from . import _collections as lsi
-from . import _iam, _lsi_fetch
+from . import _iam, _lsi_fetch, _transactions
 from . import _vector as v
 from ._bedrock import install as install_bedrock
 from ._converse import install as install_converse
@@ -388,6 +388,12 @@ def _restore(table: Table, hk: Any, rk: Any, snapshot: Any) -> None:
     v.invalidate_all(table)
 
 
+def _rolled_back(table: Table, hk: Any, rk: Any, snapshot: Any) -> None:
+    """Put a row a cancelled transaction wrote back as it was."""
+    _restore(table, hk, rk, snapshot)
+    lsi.forget(table, hk)
+
+
 def _delete_table(original: Callable[..., Any]) -> Any:
     def delete_table(self: DynamoDBBackend, name: str) -> Any:
         table = original(self, name)
@@ -437,6 +443,12 @@ PATCHES: tuple[tuple[Any, str, tuple[str, ...], Callable[[Any], Any]], ...] = (
     (Table, "delete_item", ("self", "hash_key", "range_key"), _table_delete_item),
     (DynamoDBBackend, "update_item", ("self", "table_name", "key"), _backend_update_item),
     (DynamoDBBackend, "delete_table", ("self", "name"), _delete_table),
+    (
+        DynamoDBBackend,
+        "transact_write_items",
+        ("self", "transact_items"),
+        _transactions.transact_write_items(_rolled_back),
+    ),
     (Table, "query", ("self", "hash_key"), _query),
     (Table, "scan", ("self", "filters"), sharing_values),
     (Table, "all_items", ("self",), _all_items),
@@ -478,6 +490,7 @@ def install() -> None:
     for owner, name, _, make in PATCHES:
         _wrap(owner, name, make)
     LimitedSizeDict.__setitem__ = _limited_setitem  # type: ignore[method-assign]
+    Table.__deepcopy__ = _transactions.table_deepcopy  # type: ignore[attr-defined]
     install_bedrock()
     install_converse()
     mark_emulated()

@@ -94,6 +94,7 @@ class Pair:
     made: list[tuple[str, str]] = field(default_factory=list)  # (ns, id), in order
     state: dict[str, tuple[dict[str, Any], dict[str, str]]] = field(default_factory=dict)
     versions: int = 0
+    metadata: dict[str, Any] = field(default_factory=dict)  # on every checkpoint
 
     def next_id(self) -> str:
         return f"00000000-0000-6000-8000-{len(self.made):012d}"
@@ -130,7 +131,7 @@ class Pair:
         checkpoint["id"] = self.next_id()
         checkpoint["channel_values"] = current
         checkpoint["channel_versions"] = versions
-        metadata = {"source": "loop", "step": len(self.made) % 3}
+        metadata = {"source": "loop", "step": len(self.made) % 3, **self.metadata}
         self.both("put", config(self.thread, op.ns, parent), checkpoint, metadata, new)
         self.made.append((op.ns, checkpoint["id"]))
         self.state[checkpoint["id"]] = (current, versions)

@@ -7,6 +7,8 @@ from typing import Any
 
 import boto3
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from langgraph.store.dynamodb.testing import mock_aws
 from langgraph.store.dynamodb.testing._partition_query import _scope
 
@@ -120,3 +122,99 @@ def test_every_attribute_type_comes_back_exactly(client: Any) -> None:
         kind = next(iter(value[name]))
         assert sorted(got.pop(name)[kind]) == sorted(value.pop(name)[kind])  # type: ignore[index]
     assert got == value
+
+
+SORT_KEYS = st.text(alphabet="ab#", min_size=1, max_size=2)  # 12 keys: conditions meet rows
+CONDITIONS = st.one_of(
+    st.tuples(st.sampled_from(["=", "<", "<=", ">", ">="]), SORT_KEYS),
+    st.tuples(st.just("BETWEEN"), st.lists(SORT_KEYS, min_size=2, max_size=2).map(sorted)),
+    st.tuples(st.just("begins_with"), SORT_KEYS),
+    st.none(),
+)
+
+
+def _matches(key: str, condition: Any) -> bool:
+    if condition is None:
+        return True
+    op, value = condition
+    if op == "BETWEEN":
+        return bool(value[0] <= key <= value[1])
+    if op == "begins_with":
+        return key.startswith(value)
+    return bool(
+        {
+            "=": key == value,
+            "<": key < value,
+            "<=": key <= value,
+            ">": key > value,
+            ">=": key >= value,
+        }[op]
+    )
+
+
+def _expression(condition: Any) -> tuple[str, dict[str, Any]]:
+    if condition is None:
+        return "PK = :p", {}
+    op, value = condition
+    if op == "BETWEEN":
+        return "PK = :p AND SK BETWEEN :a AND :b", {":a": {"S": value[0]}, ":b": {"S": value[1]}}
+    if op == "begins_with":
+        return "PK = :p AND begins_with(SK, :a)", {":a": {"S": value}}
+    return f"PK = :p AND SK {op} :a", {":a": {"S": value}}
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(
+    st.lists(st.tuples(st.booleans(), SORT_KEYS), min_size=1, max_size=20),
+    st.lists(
+        st.tuples(CONDITIONS, st.booleans(), st.one_of(st.none(), st.integers(1, 4))), min_size=1
+    ),
+)
+def test_a_query_reads_what_dynamodb_would_between_writes(
+    writes: list[tuple[bool, str]], queries: list[tuple[Any, bool, int | None]]
+) -> None:
+    """Pages of any key condition, direction and limit, between puts and deletes of the
+    partition (the emulation keeps its sorted keys across them): every match, once, in
+    order, and a page never hands moto more rows than its limit and one."""
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        client.create_table(
+            TableName="q",
+            AttributeDefinitions=[{"AttributeName": n, **S} for n in ("PK", "SK")],
+            KeySchema=[
+                {"AttributeName": "PK", "KeyType": "HASH"},
+                {"AttributeName": "SK", "KeyType": "RANGE"},
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        held: set[str] = set()
+        for (delete, key), (condition, forward, limit) in zip(
+            writes, queries + [(None, True, None)] * len(writes), strict=False
+        ):
+            item = {"PK": {"S": "p"}, "SK": {"S": key}}
+            if delete:
+                client.delete_item(TableName="q", Key=item)
+                held.discard(key)
+            else:
+                client.put_item(TableName="q", Item=item)
+                held.add(key)
+            expression, values = _expression(condition)
+            kwargs: dict[str, Any] = {
+                "TableName": "q",
+                "KeyConditionExpression": expression,
+                "ExpressionAttributeValues": {":p": {"S": "p"}, **values},
+                "ScanIndexForward": forward,
+            }
+            if limit is not None:
+                kwargs["Limit"] = limit
+            seen: list[str] = []
+            while True:
+                page = client.query(**kwargs)
+                if limit is not None:
+                    assert _scope.examined <= limit + 1
+                seen += [i["SK"]["S"] for i in page["Items"]]
+                if "LastEvaluatedKey" not in page:
+                    break
+                kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+            expected = sorted((k for k in held if _matches(k, condition)), reverse=not forward)
+            assert seen == expected, (condition, forward, limit)

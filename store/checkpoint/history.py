@@ -1,0 +1,247 @@
+"""A `DeltaChannel`'s history (`get_delta_channel_history`): the writes on the parent
+chain of a checkpoint back to the nearest ancestor that stores the channel's value, and
+that value (the seed), in two requests whatever the depth.
+
+A namespace's checkpoint rows sort by id in the thread's partition and every ancestor's id
+is smaller than its child's, so one Query read backwards from the target returns the
+chain (each row carries its pending writes). Its `Limit` is the target's distance to its
+last snapshot, which LangGraph keeps in the metadata (`counters_since_delta_snapshot`),
+so the Query reads about the rows it needs. A channel's stored versions are the rows of
+its values, sorted by version; versions grow along a chain, so the nearest ancestor that
+stores a value holds the greatest stored version among the chain's: a Query of the
+channel's value rows, backwards from the newest version on the chain, finds it first.
+Rows off the chain (forks) are skipped; a missing ancestor ends the chain, as
+`get_tuple` returning None ends LangGraph's own walk.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langgraph.checkpoint.base import DeltaChannelHistory, PendingWrite
+from langgraph.store.dynamodb.table.schema import (
+    CHANNEL,
+    CHUNKS_FIELD,
+    COUNT,
+    CP,
+    DATA,
+    MD,
+    PARENT,
+    PK,
+    SK,
+    TYPE,
+)
+from langgraph.store.dynamodb.table.thread_keys import (
+    Thread,
+    blob_sk,
+    checkpoint_sk,
+    checkpoints_prefix,
+    parse_checkpoint_sk,
+)
+
+from .access import Access
+from .payloads import chunk_keys, unpack
+from .rows import as_pending, inline_values, pending_writes, value_rows
+
+# Rows per Query page when the target's metadata gives no distance to a snapshot.
+DEFAULT_DEPTH = 50
+# LangGraph's metadata key for a delta channel's (updates, supersteps) since its snapshot.
+COUNTERS = "counters_since_delta_snapshot"
+# The serializer's type of a value that stands for none (LangGraph's savers skip it).
+EMPTY = "empty"
+
+
+def depth(metadata: Mapping[str, Any], channels: Sequence[str] | None = None) -> int | None:
+    """How many ancestors back the checkpoint with `metadata` finds the last snapshot of
+    every channel of `channels` (all its delta channels for None), or None if unknown."""
+    counters = metadata.get(COUNTERS)
+    if not isinstance(counters, Mapping) or not counters:
+        return None
+    names = list(counters) if channels is None else list(channels)
+    steps = [counters.get(name) for name in names]
+    if any(not isinstance(s, list | tuple) or len(s) != 2 for s in steps):
+        return None
+    return max(int(s[1]) for s in steps if s is not None)
+
+
+@dataclass
+class _Walk:
+    """The parent chain, nearest ancestor first, built from rows read newest first."""
+
+    target_id: str | None
+    found: bool = False
+    cursor: str | None = None
+    ended: bool = False
+    rows: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+
+    def take(self, access: Access, ns: str, row: dict[str, Any]) -> None:
+        if not self.found:
+            if self.target_id is not None and row[SK] != checkpoint_sk(ns, self.target_id):
+                self.ended = True  # the target is not stored
+                return
+            self.found, self.cursor = True, row.get(PARENT)
+        elif self.cursor is not None and row[SK] == checkpoint_sk(ns, self.cursor):
+            self.rows.append((row, _checkpoint(access, row)))
+            self.cursor = row.get(PARENT)
+        elif self.cursor is not None and row[SK] > checkpoint_sk(ns, self.cursor):
+            return  # a checkpoint of another branch
+        else:
+            self.ended = True  # an ancestor is missing (deleted, pruned or expired)
+        if self.cursor is None:
+            self.ended = True
+
+
+def history(
+    access: Access,
+    thread: Thread,
+    ns: str,
+    target_id: str | None,
+    channels: Sequence[str],
+    known_depth: int | None,
+) -> dict[str, DeltaChannelHistory]:
+    """Each channel's writes on the chain of `target_id` (the namespace's latest for
+    None), oldest first, and its seed when an ancestor stores a value. `known_depth` is
+    `depth()` of the target if the caller knows it: else its row is read first."""
+    if known_depth is None:
+        first = next(_rows(access, thread, ns, target_id, 1), None)
+        if first is None:
+            return {c: {"writes": []} for c in channels}
+        known_depth = _depth_of(access, first, channels)
+        target_id = parse_checkpoint_sk(first[SK])[1]
+    page = known_depth + 2  # the target, the ancestors, and the one storing the value
+    rows = _rows(access, thread, ns, target_id, page)
+    walk = _Walk(target_id)
+    remaining = list(channels)
+    seeds: dict[str, tuple[int, dict[str, Any]]] = {}  # channel -> (chain index, value row)
+    while remaining and not (walk.ended and walk.found):
+        start = len(walk.rows)
+        batch = list(itertools.islice(rows, page))
+        for row in batch:
+            walk.take(access, ns, row)
+            if walk.ended:
+                break
+        if not walk.found:
+            break
+        for channel in list(remaining):
+            seed = _nearest_stored(access, thread, ns, channel, walk.rows[start:])
+            if seed is not None:
+                seeds[channel] = (start + seed[0], seed[1])
+                remaining.remove(channel)
+        if len(batch) < page:
+            break
+    return _result(access, thread, ns, channels, walk.rows, seeds)
+
+
+def _rows(
+    access: Access, thread: Thread, ns: str, target_id: str | None, page: int
+) -> Iterator[dict[str, Any]]:
+    """The namespace's checkpoint rows from the target back, `page` per request."""
+    below = checkpoint_sk(ns, target_id) if target_id is not None else None
+    return access.query(
+        thread.pk,
+        checkpoints_prefix(ns),
+        below=below,
+        checkpoints_only=True,
+        ScanIndexForward=False,
+        Limit=page,
+    )
+
+
+def _depth_of(access: Access, row: dict[str, Any], channels: Sequence[str]) -> int:
+    typed = unpack(row[PK], row[SK], MD, row[MD], {})
+    metadata = access.serde.loads_typed(typed) if typed is not None else {}
+    found = depth(metadata, channels)
+    return DEFAULT_DEPTH if found is None else found
+
+
+def _checkpoint(access: Access, row: dict[str, Any]) -> dict[str, Any]:
+    """The row's checkpoint (its chunks fetched when it is too large for the row)."""
+    fetched = access.get_many(chunk_keys(row[PK], row[SK], CP, row[CP]))
+    typed = unpack(row[PK], row[SK], CP, row[CP], fetched)
+    if typed is None:
+        raise LookupError(f"A chunk of checkpoint {row[SK]!r} is missing (expired or deleted)")
+    checkpoint: dict[str, Any] = access.serde.loads_typed(typed)
+    return checkpoint
+
+
+def _nearest_stored(
+    access: Access,
+    thread: Thread,
+    ns: str,
+    channel: str,
+    chain: Sequence[tuple[dict[str, Any], dict[str, Any]]],
+) -> tuple[int, dict[str, Any]] | None:
+    """The index in `chain` of the nearest ancestor storing a value of `channel`, and
+    that value's row: the ancestor's own row when it holds the value inline, else one of
+    the channel's value rows between the chain's versions, read newest first, one row per
+    request (the first is the one in all but forked threads)."""
+    at: dict[str, int] = {}
+    for index, (row, checkpoint) in enumerate(chain):
+        inline = inline_values(row).get(channel)
+        if inline is not None and inline.get(TYPE) != EMPTY:
+            nearer = _stored_value_row(access, thread, at)
+            return nearer or (index, {PK: row[PK], SK: row[SK], **inline})
+        version = checkpoint["channel_versions"].get(channel)
+        if version is not None and channel in value_rows(row, checkpoint):
+            at.setdefault(blob_sk(ns, channel, version), index)
+    return _stored_value_row(access, thread, at)
+
+
+def _stored_value_row(
+    access: Access, thread: Thread, at: dict[str, int]
+) -> tuple[int, dict[str, Any]] | None:
+    """The nearest of the value rows `at` names (sort key -> chain index) that stores a
+    value, and its chain index."""
+    if not at:
+        return None
+    for row in access.query(thread.pk, min(at), below=max(at), ScanIndexForward=False, Limit=1):
+        if row[SK] in at and (COUNT in row or DATA in row) and row.get(TYPE) != EMPTY:
+            return at[row[SK]], row
+    return None
+
+
+def _result(
+    access: Access,
+    thread: Thread,
+    ns: str,
+    channels: Sequence[str],
+    chain: Sequence[tuple[dict[str, Any], dict[str, Any]]],
+    seeds: dict[str, tuple[int, dict[str, Any]]],
+) -> dict[str, DeltaChannelHistory]:
+    """The histories, decoding the collected writes and seeds (chunks in one request)."""
+    wanted: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+    needs: list[dict[str, str]] = []
+    for channel in channels:
+        end = seeds[channel][0] + 1 if channel in seeds else len(chain)
+        entries = [
+            (row, entry)
+            for row, _ in reversed(chain[:end])
+            for entry in pending_writes(row)
+            if entry[CHANNEL] == channel
+        ]
+        wanted[channel] = entries
+        for row, entry in entries:
+            if CHUNKS_FIELD in entry:
+                needs += chunk_keys(row[PK], row[SK], str(entry[CHUNKS_FIELD]), entry)
+    for _, value_row in seeds.values():
+        needs += chunk_keys(value_row[PK], value_row[SK], DATA, value_row)
+    fetched = access.get_many(needs)
+    serde = access.serde
+    result: dict[str, DeltaChannelHistory] = {}
+    for channel in channels:
+        writes: list[PendingWrite] = []
+        for row, entry in wanted[channel]:
+            typed = unpack(row[PK], row[SK], str(entry.get(CHUNKS_FIELD, "")), entry, fetched)
+            if typed is not None:
+                writes.append(as_pending(entry, serde.loads_typed(typed)))
+        found: DeltaChannelHistory = {"writes": writes}
+        if channel in seeds:
+            value_row = seeds[channel][1]
+            typed = unpack(thread.pk, value_row[SK], DATA, value_row, fetched)
+            if typed is not None:
+                found["seed"] = serde.loads_typed(typed)
+        result[channel] = found
+    return result
