@@ -67,7 +67,7 @@ from langgraph.store.dynamodb.stream.router import (
     Routed,
     routed,
 )
-from langgraph.store.dynamodb.stream.tracing import Tracing
+from langgraph.store.dynamodb.table.tracing import Tracing
 from langgraph.store.dynamodb.table import dynamo
 from langgraph.store.dynamodb.table.keys import Namespace, decode_namespace
 from langgraph.store.dynamodb.table.schema import (
