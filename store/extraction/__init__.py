@@ -14,6 +14,7 @@ from .config import ExtractionConfig, ExtractionConfigError, TenantOverride
 from .consolidation import Add, AddEach, Consolidator, Decision, NoOp
 from .errors import ExtractionError, MalformedAnswerError
 from .extractor import Extractor, RunReport, StrategyStatus
+from .semantic_facts import SemanticFacts
 from .strategy import STRATEGIES, Strategy, Trigger, register
 from .transcript import Message, Transcript
 
@@ -33,6 +34,7 @@ __all__ = [
     "NoOp",
     "Provenance",
     "RunReport",
+    "SemanticFacts",
     "Strategy",
     "StrategyStatus",
     "TenantOverride",

@@ -33,8 +33,8 @@ class Limits(BaseModel):
 class ExtractionConfig(BaseModel):
     """A table's extraction config: the deployment's `model_id`, the strategies, the
     metadata keys every thread carries (`thread_keys`, e.g. `["user_id"]`, which namespace
-    templates may name besides `tenant` and `thread_id`), the limits, and the lease a run
-    holds on a thread's cursor."""
+    templates may name besides `tenant` and `thread_id`), the limits, the lease a run
+    holds on a thread's cursor, and the state channel holding the thread's messages."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -43,6 +43,7 @@ class ExtractionConfig(BaseModel):
     thread_keys: tuple[str, ...] = ()
     limits: Limits = Limits()
     lease_seconds: float = Field(default=300.0, gt=0)
+    messages_channel: str = Field(default="messages", min_length=1)
 
     @field_validator("strategies", mode="before")
     @classmethod

@@ -4,16 +4,33 @@ the erasure of what extraction formed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import asyncio
+import contextlib
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
+from langgraph.store.base import PutOp
 from langgraph.store.dynamodb.memory.store import DynamoDBStore
+from langgraph.store.dynamodb.table import clock, dynamo
+from langgraph.store.dynamodb.table.keys import Namespace, validate_op
 from langgraph.store.dynamodb.table.row_sources import RowSource
+from langgraph.store.dynamodb.table.usage import THREADS
 
+from .budget import Budget, seconds_to_next_day
 from .config import ExtractionConfig, TenantOverride
-from .consolidation import Consolidator
+from .consolidation import Add, AddEach, Consolidator
+from .cursor import Cursor, CursorGoneError, Cursors, LeaseLostError
+from .errors import ExtractionError
+from .ledger import Ledger, Memory
+from .model_call import Tally, bedrock_model, extract, tallied
+from .reader import ThreadState, count_tokens, read_thread, window
+from .settings_rows import SettingsRows
+from .strategy import TENANT_VALUE, THREAD_VALUE, Strategy
+from .transcript import Message, Transcript
 
 # A chat model for a Bedrock model id (the default builds `ChatBedrockConverse` on the
 # store's session and endpoint).
@@ -73,9 +90,11 @@ class RunReport:
 class Extractor:
     """Forms memories from the threads `saver` keeps, into `store` (the same table).
 
-    `model` is a chat model used for every strategy, or a factory from model id (default:
-    `ChatBedrockConverse`); `consolidator` decides what each candidate does (default:
-    `AddEach`)."""
+    `model` is a chat model used for every strategy (a fake one in tests), or a factory
+    from model id; by default `ChatBedrockConverse` in the store's region (at
+    `bedrock_endpoint_url` when given: the emulation's server). `consolidator` decides
+    what each candidate does (default: `AddEach`). Model calls and tokens are reported to
+    the store's `on_usage` hook, for the tenant (group `(".threads", tenant)`)."""
 
     def __init__(
         self,
@@ -84,26 +103,48 @@ class Extractor:
         *,
         model: BaseChatModel | ModelFactory | None = None,
         consolidator: Consolidator | None = None,
+        bedrock_endpoint_url: str | None = None,
+        poll_seconds: float = 0.1,
     ) -> None:
-        raise NotImplementedError
+        if store.table_name != saver.table_name:
+            raise ValueError(
+                f"the store's table {store.table_name!r} and the saver's "
+                f"{saver.table_name!r} differ: extraction reads threads and writes "
+                "memories on one table"
+            )
+        self.store = store
+        self.saver = saver
+        self.poll_seconds = poll_seconds
+        client = store._client
+        self._cursors = Cursors(client, store.table_name)
+        self._ledger = Ledger(client, store.table_name)
+        self._settings = SettingsRows(client, store.table_name)
+        self._budget = Budget(client, store.table_name)
+        self._consolidator: Consolidator = consolidator or AddEach()
+        self._model = model
+        self._region = str(client.meta.region_name)
+        self._bedrock_endpoint = bedrock_endpoint_url
+        self._models: dict[str, BaseChatModel] = {}
 
     # The config on the table
 
     def config(self) -> ExtractionConfig:
         """The table's config (the default, no strategy, when none was saved)."""
-        raise NotImplementedError
+        return self._settings.load(None)[0]
 
     def set_config(self, config: ExtractionConfig) -> None:
         """Check and save the table's config (nothing is saved when a check fails)."""
-        raise NotImplementedError
+        self._settings.save(None, config.checked())
 
     def tenant_override(self, tenant: str) -> TenantOverride | None:
         """A tenant's override, if one was saved."""
-        raise NotImplementedError
+        return self._settings.load(_tenant(tenant))[1]
 
     def set_tenant_override(self, tenant: str, override: TenantOverride | None) -> None:
         """Check (against the table's config) and save a tenant's override; None removes it."""
-        raise NotImplementedError
+        if override is not None:
+            self.config().with_override(override)
+        self._settings.save(_tenant(tenant), override)
 
     # Running
 
@@ -111,7 +152,7 @@ class Extractor:
         """Extract the thread's new messages for every strategy whose trigger is due,
         under each strategy's cursor lease; raises `ExtractionError` on a permanent
         failure."""
-        raise NotImplementedError
+        return self._run(tenant, thread_id, only=None, force=False)
 
     def replay(
         self,
@@ -124,37 +165,383 @@ class Extractor:
         """Reprocess the thread's messages after `after_checkpoint` (None: from the start)
         for the named strategies (None: all). Memories keep their provenance keys, so a
         replay rewrites them and never duplicates."""
-        raise NotImplementedError
+        config = self._tenant_config(tenant)
+        names = _names(config, strategies)
+        message_id = None
+        if after_checkpoint is not None:
+            state = read_thread(self.saver, tenant, thread_id, after_checkpoint)
+            if state is None:
+                raise ValueError(f"thread {thread_id!r} has no checkpoint {after_checkpoint!r}")
+            message_id = state.messages[-1].message_id if state.messages else None
+        for name in names:
+            owner = uuid.uuid4().hex
+            now = clock.now()
+            cursor = self._cursors.acquire(
+                tenant, thread_id, name, owner, now + config.lease_seconds, now
+            )
+            if cursor is None:
+                raise RuntimeError(
+                    f"a run holds thread {thread_id!r} for {name}; replay once it ends "
+                    f"(at most {config.lease_seconds:.0f} s)"
+                )
+            try:
+                self._cursors.advance(
+                    cursor,
+                    owner,
+                    checkpoint_id=after_checkpoint,
+                    message_id=message_id,
+                    memories=0,
+                    lag=cursor.lag,
+                    error=None,
+                    now=now,
+                )
+            finally:
+                self._cursors.release(cursor, owner)
+        return self._run(tenant, thread_id, only=names, force=True)
+
+    def _run(
+        self, tenant: str, thread_id: str, *, only: Sequence[str] | None, force: bool
+    ) -> RunReport:
+        config, override = self._settings.load(_tenant(tenant))
+        if override is not None and not override.enabled:
+            runs = tuple(
+                StrategyRun(s.name, skipped="extraction is off for this tenant")
+                for s in config.strategies
+            )
+            return RunReport(tenant, thread_id, runs)
+        config = config.with_override(override)
+        state = read_thread(self.saver, tenant, thread_id, channel=config.messages_channel)
+        runs = tuple(
+            self._run_strategy(config, strategy, tenant, thread_id, state, force)
+            for strategy in config.strategies
+            if only is None or strategy.name in only
+        )
+        return RunReport(tenant, thread_id, runs)
+
+    def _run_strategy(
+        self,
+        config: ExtractionConfig,
+        strategy: Strategy,
+        tenant: str,
+        thread_id: str,
+        state: ThreadState | None,
+        force: bool,
+    ) -> StrategyRun:
+        owner = uuid.uuid4().hex
+        now = clock.now()
+        cursor = self._cursors.acquire(
+            tenant, thread_id, strategy.name, owner, now + config.lease_seconds, now
+        )
+        if cursor is None:
+            return StrategyRun(
+                strategy.name,
+                skipped="another run holds the thread",
+                retry_after=config.lease_seconds,
+            )
+        written: list[Memory] = []
+        try:
+            if state is None:
+                self._cursors.delete(cursor, owner)
+                return StrategyRun(strategy.name, skipped="the thread has no checkpoint")
+            return _Run(self, config, strategy, cursor, owner, state, written).go(force)
+        except CursorGoneError:
+            self._undo(written)
+            return StrategyRun(strategy.name, skipped="the thread was purged during the run")
+        except LeaseLostError:
+            return StrategyRun(
+                strategy.name, skipped="the run's lease lapsed; another run took over"
+            )
+        except Exception as error:
+            checkpoint = state.checkpoint_id if state is not None else None
+            raise ExtractionError(
+                tenant, thread_id, checkpoint, f"{strategy.name}: {error}"
+            ) from error
+        finally:
+            with contextlib.suppress(Exception):
+                self._cursors.release(cursor, owner)
+
+    def _undo(self, written: Sequence[Memory]) -> None:
+        """Delete what a run wrote once its cursor was purged."""
+        if written:
+            self.store.batch([PutOp(namespace, key, None) for namespace, key in written])
+
+    def _tenant_config(self, tenant: str) -> ExtractionConfig:
+        config, override = self._settings.load(_tenant(tenant))
+        return config.with_override(override)
+
+    def chat_model(self, model_id: str) -> BaseChatModel:
+        """The chat model a strategy configured with `model_id` calls."""
+        if isinstance(self._model, BaseChatModel):
+            return self._model
+        if model_id not in self._models:
+            self._models[model_id] = (
+                self._model(model_id)
+                if self._model is not None
+                else bedrock_model(model_id, self._region, self._bedrock_endpoint)
+            )
+        return self._models[model_id]
 
     # Knowing when it is done
 
     def status(self, tenant: str, thread_id: str | None = None) -> list[StrategyStatus]:
         """Per thread (one, or every thread of the tenant) and strategy: lag, last run,
-        last error."""
-        raise NotImplementedError
+        last error. A named thread lists every configured strategy, run or not."""
+        config = self._tenant_config(tenant)
+        cursors = {(c.thread_id, c.strategy): c for c in self._cursors.of_tenant(tenant, thread_id)}
+        if thread_id is not None:
+            for strategy in config.strategies:
+                cursors.setdefault(
+                    (thread_id, strategy.name), Cursor(tenant, thread_id, strategy.name)
+                )
+        newest: dict[str, str | None] = {}
+        found = []
+        for (thread, name), cursor in sorted(cursors.items()):
+            if thread not in newest:
+                state = read_thread(self.saver, tenant, thread, channel=config.messages_channel)
+                newest[thread] = state.checkpoint_id if state is not None else None
+            found.append(
+                StrategyStatus(
+                    tenant=tenant,
+                    thread_id=thread,
+                    strategy=name,
+                    checkpoint_id=cursor.checkpoint_id,
+                    newest_checkpoint_id=newest[thread],
+                    lag_messages=cursor.lag,
+                    last_run_at=cursor.last_run_at,
+                    last_error=cursor.last_error,
+                    memories=cursor.memory_count,
+                )
+            )
+        return found
 
     def wait_until_processed(
         self, tenant: str, thread_id: str, checkpoint_id: str, *, timeout: float = 60.0
     ) -> list[StrategyStatus]:
         """Block until every configured strategy of the tenant has processed the thread
         through `checkpoint_id`; `TimeoutError` naming the strategies still behind."""
-        raise NotImplementedError
+        deadline = time.monotonic() + timeout
+        while True:
+            names = [s.name for s in self._tenant_config(tenant).strategies]
+            cursors = {c.strategy: c for c in self._cursors.of_tenant(tenant, thread_id)}
+            behind = [
+                name
+                for name in names
+                if name not in cursors or (cursors[name].checkpoint_id or "") < checkpoint_id
+            ]
+            if not behind:
+                return [s for s in self.status(tenant, thread_id) if s.strategy in names]
+            if time.monotonic() >= deadline:
+                detail = "; ".join(f"{name}: {_behind(cursors.get(name))}" for name in behind)
+                raise TimeoutError(
+                    f"thread {thread_id!r} of tenant {tenant!r} was not processed through "
+                    f"checkpoint {checkpoint_id} within {timeout} s: {detail}"
+                )
+            time.sleep(self.poll_seconds)
 
     async def await_until_processed(
         self, tenant: str, thread_id: str, checkpoint_id: str, *, timeout: float = 60.0
     ) -> list[StrategyStatus]:
         """`wait_until_processed`, without blocking the event loop."""
-        raise NotImplementedError
+        return await asyncio.to_thread(
+            self.wait_until_processed, tenant, thread_id, checkpoint_id, timeout=timeout
+        )
 
     # Erasure
 
     def forget_thread(self, tenant: str, thread_id: str) -> int:
-        """Delete the memories formed from one thread and its cursors; returns how many
-        memories went."""
-        raise NotImplementedError
+        """Delete the memories formed from one thread, its ledger and its cursors; returns
+        how many memories went. A run racing it finds its cursor gone and undoes its
+        writes."""
+        rows = list(self._ledger.memories(tenant, thread_id))
+        cursors = [c.key for c in self._cursors.of_tenant(tenant, thread_id)]
+        dynamo.batch_write(
+            self.store._client,
+            self.store.table_name,
+            [{"DeleteRequest": {"Key": key}} for key in cursors],
+        )
+        self._undo([memory for _, memory in rows])
+        self._ledger.forget([key for key, _ in rows])
+        return len(rows)
 
     def row_sources(self, tenant: str) -> list[RowSource]:
         """What a purge of `tenant` erases beyond its namespaces: the memories formed from
-        its threads wherever their templates put them, their ledger, the cursors and the
-        tenant's budget rows (`DynamoDBStore.purge(prefix, sources=...)`)."""
-        raise NotImplementedError
+        its threads wherever their templates put them, their ledger, then the cursors and
+        the tenant's daily token counts (`DynamoDBStore.purge(prefix, sources=...)`)."""
+        seen: dict[str, None] = {}
+
+        def threads() -> list[str]:
+            for cursor in self._cursors.of_tenant(_tenant(tenant)):
+                seen.setdefault(cursor.thread_id)
+            return list(seen)
+
+        def memories(_: Namespace) -> Iterator[dict[str, str]]:
+            for thread in threads():
+                found = [memory for _, memory in self._ledger.memories(tenant, thread)]
+                yield from self._ledger.memory_rows(found)
+
+        def ledger(_: Namespace) -> Iterator[dict[str, str]]:
+            for thread in threads():
+                yield from (key for key, _ in self._ledger.memories(tenant, thread))
+
+        def partition(_: Namespace) -> Iterator[dict[str, str]]:
+            yield from self._cursors.tenant_rows(tenant)
+
+        return [
+            RowSource("extracted memories", memories),
+            RowSource("extraction ledger", ledger),
+            RowSource("extraction cursors", partition),
+        ]
+
+
+class _Run:
+    """One strategy's run on one thread, holding its cursor: window after window until
+    the thread is caught up, each extracted, decided, recorded, written and advanced."""
+
+    def __init__(
+        self,
+        extractor: Extractor,
+        config: ExtractionConfig,
+        strategy: Strategy,
+        cursor: Cursor,
+        owner: str,
+        state: ThreadState,
+        written: list[Memory],
+    ) -> None:
+        self.x = extractor
+        self.config = config
+        self.strategy = strategy
+        self.cursor = cursor
+        self.owner = owner
+        self.state = state
+        self.written = written
+        self.calls = self.input_tokens = self.output_tokens = self.unchanged = 0
+
+    def go(self, force: bool) -> StrategyRun:
+        state, cursor = self.state, self.cursor
+        pending = state.after(cursor.message_id)
+        tokens = sum(count_tokens(m) for m in pending)
+        wait = self.strategy.trigger.wait(len(pending), tokens, clock.now() - state.written_at)
+        if not pending and (cursor.checkpoint_id or "") < state.checkpoint_id:
+            self._advance(state.checkpoint_id, cursor.message_id, 0, 0, None)
+        if not pending or (not force and wait != 0.0):
+            reason = "nothing new" if not pending else "its trigger is not due yet"
+            return self._report(skipped=reason, retry_after=None if not pending else wait)
+        values = {**state.values, TENANT_VALUE: cursor.tenant, THREAD_VALUE: cursor.thread_id}
+        try:
+            namespace = self.strategy.namespace_for(values)
+            validate_op(PutOp(namespace, cursor.thread_id, None))
+        except (KeyError, ValueError) as error:
+            problem = f"namespace template {self.strategy.namespace}: {error!r} for this thread"
+            self._advance(cursor.checkpoint_id, cursor.message_id, 0, len(pending), problem)
+            return self._report(skipped=problem)
+        limits = self.config.limits
+        while pending:
+            now = clock.now()
+            if limits.daily_tokens is not None:
+                used = self.x._budget.used(cursor.tenant, now)
+                if used >= limits.daily_tokens:
+                    spent = (
+                        f"skipped: the tenant's daily token budget ({limits.daily_tokens}) "
+                        f"is spent ({used} used); extraction resumes tomorrow (UTC)"
+                    )
+                    self._advance(
+                        self.cursor.checkpoint_id, self.cursor.message_id, 0, len(pending), spent
+                    )
+                    return self._report(skipped=spent, retry_after=seconds_to_next_day(now))
+            window_ = window(pending, limits)
+            rest = pending[len(window_) :]
+            added, malformed = self._window(window_, namespace, values)
+            checkpoint = state.checkpoint_id if not rest else self.cursor.checkpoint_id
+            self._advance(checkpoint, window_[-1].message_id, added, len(rest), malformed)
+            pending = rest
+        return self._report()
+
+    def _window(
+        self, messages: Sequence[Message], namespace: tuple[str, ...], values: dict[str, str]
+    ) -> tuple[int, str | None]:
+        """Extract one window and write its memories: how many, and the problem if any."""
+        cursor = self.cursor
+        transcript = Transcript(cursor.tenant, cursor.thread_id, tuple(messages), values)
+        model = self.x.chat_model(self.config.model_for(self.strategy))
+        with tallied() as tally:
+            extracted = extract(self.strategy, transcript, model)
+            decisions = (
+                self.x._consolidator.decide(
+                    extracted.candidates, namespace, self.strategy, self.x.store, model
+                )
+                if extracted.candidates
+                else []
+            )
+        self._spend(tally)
+        adds = [d for d in decisions if isinstance(d, Add)]
+        self.unchanged += len(decisions) - len(adds)
+        memories = [(d.namespace, d.candidate.key) for d in adds]
+        self.x._ledger.record(cursor, self.owner, memories)
+        self.written.extend(memories)
+        self.x.store.batch([PutOp(d.namespace, d.candidate.key, d.candidate.value()) for d in adds])
+        return len(adds), extracted.problem
+
+    def _spend(self, tally: Tally) -> None:
+        self.calls += tally.calls
+        self.input_tokens += tally.input_tokens
+        self.output_tokens += tally.output_tokens
+        tokens = tally.input_tokens + tally.output_tokens
+        if tally.calls:
+            self.x.store._usage.conversed(
+                (THREADS, self.cursor.tenant), tally.calls, tally.input_tokens, tally.output_tokens
+            )
+            self.x._budget.spend(self.cursor.tenant, tokens, clock.now())
+
+    def _advance(
+        self,
+        checkpoint_id: str | None,
+        message_id: str | None,
+        memories: int,
+        lag: int,
+        error: str | None,
+    ) -> None:
+        self.cursor = self.x._cursors.advance(
+            self.cursor,
+            self.owner,
+            checkpoint_id=checkpoint_id,
+            message_id=message_id,
+            memories=memories,
+            lag=lag,
+            error=error,
+            now=clock.now(),
+        )
+
+    def _report(self, skipped: str | None = None, retry_after: float | None = None) -> StrategyRun:
+        return StrategyRun(
+            strategy=self.strategy.name,
+            written=tuple(key for _, key in self.written),
+            unchanged=self.unchanged,
+            model_calls=self.calls,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            skipped=skipped,
+            retry_after=retry_after,
+        )
+
+
+def _tenant(tenant: str) -> str:
+    if not isinstance(tenant, str):
+        raise ValueError(f"tenant must be a string, got {tenant!r}")
+    return tenant
+
+
+def _names(config: ExtractionConfig, strategies: Sequence[str] | None) -> list[str]:
+    known = [s.name for s in config.strategies]
+    if strategies is None:
+        return known
+    unknown = [name for name in strategies if name not in known]
+    if unknown:
+        raise ValueError(f"no strategy named {unknown[0]!r}; configured: {', '.join(known)}")
+    return list(strategies)
+
+
+def _behind(cursor: Cursor | None) -> str:
+    if cursor is None:
+        return "never ran"
+    where = f"at checkpoint {cursor.checkpoint_id}" if cursor.checkpoint_id else "at the start"
+    return where + (f", last error: {cursor.last_error}" if cursor.last_error else "")

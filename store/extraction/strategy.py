@@ -14,15 +14,26 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
-from .candidates import Candidate
+from .candidates import Candidate, Provenance
+from .errors import MalformedAnswerError
 from .transcript import Transcript
 
 # `{name}` placeholders of a namespace template label.
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # Values every thread has, whatever its metadata.
-THREAD_VALUES = ("tenant", "thread_id")
+TENANT_VALUE = "tenant"
+THREAD_VALUE = "thread_id"
+THREAD_VALUES = (TENANT_VALUE, THREAD_VALUE)
 
 
 class Trigger(BaseModel):
@@ -94,15 +105,61 @@ class Strategy(BaseModel, ABC):
         """The template filled with a thread's values (KeyError names a missing one)."""
         return tuple(PLACEHOLDER.sub(lambda m: values[m[1]], label) for label in self.namespace)
 
-    def settings(self) -> dict[str, Any]:
-        """The strategy as stored in the config: its kind and fields."""
-        return {"kind": self.kind, **self.model_dump(mode="json", exclude_defaults=False)}
+    @model_serializer(mode="wrap")
+    def _with_kind(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Stored with its `kind`, which names the class that reads it back."""
+        return {"kind": self.kind, **handler(self)}
+
+    def candidates(
+        self,
+        transcript: Transcript,
+        found: Sequence[tuple[Mapping[str, Any], Sequence[str]]],
+        model: BaseChatModel,
+    ) -> list[Candidate]:
+        """Candidates from what a model answered: each `(content, message_ids)` with its
+        provenance; ordinals count the candidates drawn from the same messages. Raises
+        `MalformedAnswerError` when an answer names no message or one not in the window
+        (garbage is never written)."""
+        by_id = {m.message_id: m for m in transcript.messages}
+        seen: dict[tuple[str, ...], int] = {}
+        made = []
+        for content, message_ids in found:
+            ids = tuple(dict.fromkeys(message_ids))
+            unknown = [i for i in ids if i not in by_id]
+            if not ids:
+                raise MalformedAnswerError("the answer names no message for a memory")
+            if unknown:
+                raise MalformedAnswerError(
+                    f"the answer names messages not in the window: {unknown}"
+                )
+            ordinal = seen.get(tuple(sorted(ids)), 0)
+            seen[tuple(sorted(ids))] = ordinal + 1
+            provenance = Provenance(
+                tenant=transcript.tenant,
+                thread_id=transcript.thread_id,
+                checkpoint_ids=tuple(dict.fromkeys(by_id[i].checkpoint_id for i in ids)),
+                message_ids=ids,
+                strategy=self.name,
+                model=model_name(model),
+                prompt_version=self.prompt_version,
+            )
+            made.append(Candidate(content=dict(content), provenance=provenance, ordinal=ordinal))
+        return made
 
     @abstractmethod
     def extract(self, transcript: Transcript, model: BaseChatModel) -> Sequence[Candidate]:
         """The candidate memories in `transcript`, from one structured-output call of
         `model`. Raises `MalformedAnswerError` when the answer does not fit (the caller
         retries once). Returns no candidate when nothing is worth remembering."""
+
+
+def model_name(model: BaseChatModel) -> str:
+    """The model id a chat model calls (`ChatBedrockConverse.model_id`), else its class."""
+    for attribute in ("model_id", "model_name", "model"):
+        value = getattr(model, attribute, None)
+        if isinstance(value, str) and value:
+            return value
+    return type(model).__name__
 
 
 StrategyType = TypeVar("StrategyType", bound=type[Strategy])

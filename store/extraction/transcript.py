@@ -38,5 +38,8 @@ class Transcript:
         return tuple(dict.fromkeys(m.checkpoint_id for m in self.messages))
 
     def render(self) -> str:
-        """The messages as `role: text` lines, the form the built-in prompts quote."""
-        return "\n".join(f"{m.role}: {m.text}" for m in self.messages)
+        """The messages as `[<message id>] <role>: <text>` lines (newlines in a text
+        become spaces), the form the built-in prompts quote."""
+        return "\n".join(
+            f"[{m.message_id}] {m.role}: {' '.join(m.text.split())}" for m in self.messages
+        )

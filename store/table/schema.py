@@ -13,7 +13,12 @@ Row kinds (`PK` / `SK`):
 - thread rows: `.t/<tenant>/<thread_id>` / `c#<ns>#<checkpoint_id>` (a checkpoint),
   `b#<ns>#<channel>#<version>` (a channel value), `z#<owner>#<field>#<i>` (a chunk);
 - thread registry row: `.t/<tenant>` / `<thread_id>`;
-- run index row: `.r/<tenant>/<run_id>` / `<thread_id>#<ns>#<checkpoint_id>`.
+- run index row: `.r/<tenant>/<run_id>` / `<thread_id>#<ns>#<checkpoint_id>`;
+- extraction (`extraction_keys`): a cursor `.x/<tenant>` / `s#<thread_id>#<strategy>`, a
+  tenant's daily token count `.x/<tenant>` / `d#<yyyy-mm-dd>`, a ledger row naming a
+  memory formed from a thread `.x/<tenant>/<thread_id>` / `m#<strategy>#<memory key>`;
+- the extraction config: `._meta` / `extraction#` (the table's), `extraction#t/<tenant>`
+  (a tenant's override).
 
 `<namespace>` is the namespace's labels joined by `.` (`keys.encode_namespace`), `<group>`
 its first two, `<scope>` a namespace prefix as `keys.registry_prefix` writes it; in thread
@@ -23,16 +28,20 @@ Why no two row kinds ever share a key. Partitions first: LangGraph forbids empty
 `.` in a label, so a namespace's partition never starts with `.`, and every other partition
 does. After the `.`, the store's own partitions continue with `_` (`._ns.<group>`,
 `._groups`, `._meta`, and `._namespaces`, the registry of earlier versions, which only
-`migration` reads), the checkpointer's with a letter (`.t/`, `.r/`); `._ns.` is a prefix of
+`migration` reads), the checkpointer's and the extraction's with a letter (`.t/`, `.r/`,
+`.x/`); `._ns.` is a prefix of
 none of the other three, so no registry partition is one of them. The escaped tenant
-holds no `/`, so the first `/` after `.t/` or `.r/` ends it: a thread registry partition
-(`.t/<tenant>`) holds no `/` after its kind, a thread's (`.t/<tenant>/<thread_id>`) one
-at least, and each decodes to one tenant (and thread, or run).
+holds no `/`, so the first `/` after `.t/`, `.r/` or `.x/` ends it: a thread registry
+partition (`.t/<tenant>`) holds no `/` after its kind, a thread's (`.t/<tenant>/<thread_id>`)
+one at least, and each decodes to one tenant (and thread, or run); likewise a tenant's
+extraction partition (`.x/<tenant>`) and a thread's ledger (`.x/<tenant>/<thread_id>`).
 
 Then sort keys, within each kind of partition: a namespace's partition holds item rows
 (`k#`) and extra vector rows (`v#`); `._meta` holds model pins (`model#`) and the resume
-markers of purges (`purge#`) and reindexes (`reindex#`); a thread's partition holds
-checkpoints (`c#`), channel values (`b#`) and chunks (`z#`). Distinct prefixes, each
+markers of purges (`purge#`) and reindexes (`reindex#`) and the extraction config
+(`extraction#`); a thread's partition holds checkpoints (`c#`), channel values (`b#`) and
+chunks (`z#`); a tenant's extraction partition holds cursors (`s#`) and daily token
+counts (`d#`), a ledger partition only ledger rows (`m#`). Distinct prefixes, each
 followed by an injective encoding, so distinct rows get distinct keys. The registry,
 group, thread registry and run index partitions each hold one kind of row.
 
@@ -67,6 +76,11 @@ META_PK = "._meta"
 PIN_PREFIX = "model#"
 PURGE_PREFIX = "purge#"
 REINDEX_PREFIX = "reindex#"
+
+# The extraction config in `META_PK`: the table's is `EXTRACTION_CONFIG`, a tenant's
+# override `EXTRACTION_CONFIG + EXTRACTION_TENANT + <tenant>`.
+EXTRACTION_CONFIG = "extraction#"
+EXTRACTION_TENANT = "t/"
 
 # The checkpointer: partition kinds, then sort-key prefixes in a thread's partition.
 THREAD_KIND = ".t/"
@@ -154,3 +168,32 @@ COUNT = "n"
 # A thread registry row.
 TENANT = "tenant"
 THREAD_ID = "thread_id"
+
+# Extraction: the partition kind (`.x/<tenant>` cursors and daily token counts,
+# `.x/<tenant>/<thread_id>` the ledger of memories formed from a thread), sort-key
+# prefixes, and attributes.
+EXTRACTION_KIND = ".x/"
+CURSOR = "s#"
+DAY = "d#"
+LEDGER = "m#"
+# A cursor: its strategy; the checkpoint processed through, the last message
+# processed, the count of advances (the conditional write's guard), the messages left
+# after the last run; its thread (`THREAD_ID`); the lease's holder
+# and expiry (epoch seconds); the last run's time and error; memories formed.
+CURSOR_STRATEGY = "cursor_strategy"
+CURSOR_CHECKPOINT = "cursor_checkpoint"
+CURSOR_MESSAGE = "cursor_message"
+CURSOR_ADVANCES = "cursor_advances"
+CURSOR_LAG = "cursor_lag"
+LEASE_OWNER = "lease_owner"
+LEASE_UNTIL = "lease_until"
+LAST_RUN_AT = "last_run_at"
+LAST_ERROR = "last_error"
+MEMORY_COUNT = "memory_count"
+# A daily token count.
+TOKENS_USED = "tokens_used"
+# A ledger row: the memory's encoded namespace and key.
+MEMORY_NAMESPACE = "ledger_namespace"
+MEMORY_KEY = "ledger_key"
+# The extraction config row: its JSON.
+EXTRACTION_SETTINGS = "extraction_settings"

@@ -21,6 +21,7 @@ from langgraph.store.dynamodb.table.schema import (
     BLOB,
     CHECKPOINT,
     CHUNK,
+    EXTRACTION_KIND,
     RUN_KIND,
     THREAD_KIND,
     WRITE_PREFIX,
@@ -77,9 +78,9 @@ def thread_of_pk(pk: str) -> Thread:
 
 
 def tenant_of_partition(pk: str) -> str | None:
-    """The tenant whose thread, thread registry or run index `pk` is (None for any other
-    partition)."""
-    for kind in (THREAD_KIND, RUN_KIND):
+    """The tenant whose thread, thread registry, run index or extraction rows `pk` is
+    (None for any other partition)."""
+    for kind in (THREAD_KIND, RUN_KIND, EXTRACTION_KIND):
         if pk.startswith(kind):
             return unescape_tenant(pk[len(kind) :].partition("/")[0])
     return None

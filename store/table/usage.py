@@ -24,6 +24,10 @@ Embeddings are recorded by whoever calls the model (`embedded`): texts embedded 
 length in characters (Bedrock bills Titan and Cohere embeddings by input tokens, which the
 LangChain embedders do not expose; characters are what the store sees).
 
+Model calls are recorded by whoever calls the model (`conversed`): an extraction's
+Converse calls and their input and output tokens, as the model reported them, for the
+tenant whose thread they read (group `(THREADS, tenant)`).
+
 The hook is called on the thread that made the request; an exception from it is logged and
 never fails the store's operation.
 """
@@ -57,6 +61,7 @@ SHARED: Namespace = ()
 # namespace label holds a `.`, so no store group can be this one.
 THREADS = ".threads"
 EMBED = "Embed"
+CONVERSE = "Converse"
 READ_OPERATIONS = frozenset({"GetItem", "BatchGetItem", "Query", "Scan", "SearchVectors"})
 WRITE_UNIT_BYTES = 1024
 _KEY_TERM = re.compile(r"(#?[A-Za-z0-9_]+)\s*=\s*(:[A-Za-z0-9_]+)")
@@ -70,7 +75,8 @@ class UsageRecord:
     `operation` the DynamoDB action or `"Embed"`; units as DynamoDB reported them
     (`vector_search_bytes`: SearchVectors' `VectorSearchRequestBytes`); `embedding_texts`
     texts sent to the model (one InvokeModel each for Titan) and `embedding_chars` their
-    length; `at` epoch seconds."""
+    length; `model_calls` chat model calls (`"Converse"`) and their `input_tokens` and
+    `output_tokens`; `at` epoch seconds."""
 
     group: Namespace
     operation: str
@@ -81,6 +87,9 @@ class UsageRecord:
     vector_search_bytes: float = 0.0
     embedding_texts: int = 0
     embedding_chars: int = 0
+    model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
 
     @property
     def tenant(self) -> str:
@@ -160,6 +169,24 @@ class UsageMeter:
                     embedding_chars=chars[group],
                 )
             )
+
+    def conversed(
+        self, group: Namespace, calls: int, input_tokens: int, output_tokens: int
+    ) -> None:
+        """Record chat model calls and their tokens for `group` (one record)."""
+        if self.hook is None:
+            return
+        self._emit(
+            UsageRecord(
+                group=group,
+                operation=CONVERSE,
+                table=self.table,
+                at=time.time(),
+                model_calls=calls,
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+            )
+        )
 
     def flush(self) -> None:
         """Tell a buffering hook to write what it holds."""
@@ -344,4 +371,7 @@ def _add(a: UsageRecord, b: UsageRecord) -> UsageRecord:
         vector_search_bytes=a.vector_search_bytes + b.vector_search_bytes,
         embedding_texts=a.embedding_texts + b.embedding_texts,
         embedding_chars=a.embedding_chars + b.embedding_chars,
+        model_calls=a.model_calls + b.model_calls,
+        input_tokens=a.input_tokens + b.input_tokens,
+        output_tokens=a.output_tokens + b.output_tokens,
     )

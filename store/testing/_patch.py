@@ -40,6 +40,7 @@ from . import _collections as lsi
 from . import _iam, _lsi_fetch
 from . import _vector as v
 from ._bedrock import install as install_bedrock
+from ._converse import install as install_converse
 from ._errors import ValidationError, limit_exceeded_one_online_index
 from ._moto_compat import check_targets
 from ._partition_query import partition_query, scoped_all_items
@@ -470,4 +471,5 @@ def install() -> None:
         _wrap(owner, name, make)
     LimitedSizeDict.__setitem__ = _limited_setitem  # type: ignore[method-assign]
     install_bedrock()
+    install_converse()
     _installed = True

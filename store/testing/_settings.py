@@ -26,6 +26,8 @@ class EmulatorSettings:
     * ``indexing_lag`` - eventual consistency: a write becomes visible to ``SearchVectors``
       this long after it was acknowledged (``GetItem``/``Query`` see it at once).
     * ``index_deletion_delay`` - how long a deleted index is reported as ``DELETING``.
+    * ``converse_latency`` - how long the emulated Bedrock ``Converse`` takes to answer
+      (model a real model's latency in benchmarks).
     * ``item_collection_size_limit`` - bytes one item collection (the rows sharing a
       partition key value, plus their local secondary index entries) may hold on a table
       with a local secondary index; DynamoDB's is 10 GB. Lower it to reach the limit
@@ -42,6 +44,7 @@ class EmulatorSettings:
     search_lag: float = 0.0
     indexing_lag: float = 0.0
     index_deletion_delay: float = 0.0
+    converse_latency: float = 0.0
     item_collection_size_limit: int = 10 * 1024**3
 
     def __post_init__(self) -> None:

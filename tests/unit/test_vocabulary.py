@@ -59,6 +59,7 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
         "checkpoint/saver.py": {"thread_id"},
         "cli/target.py": {"tenant"},
         "demo/agent.py": {"thread_id"},
+        "extraction/reader.py": {"thread_id"},
         "items/namespaces.py": {"prefix"},
     },
     "a prefix rule of Lambda's event filtering": {
@@ -69,6 +70,11 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
         "embedders/bedrock_models.py": {"model"},
         "items/model_pin.py": {"model", "normalize"},
         "table/permissions.py": {"model"},
+    },
+    "an extraction's names: a memory's provenance fields, a namespace template's "
+    "placeholders, a strategy's settings, a chat model's attributes": {
+        "extraction/candidates.py": {"model", "tenant", "thread_id"},
+        "extraction/strategy.py": {"model", "namespace", "tenant", "thread_id"},
     },
     "the lexical embedder's stopword and word feature prefix": {
         "embedders/lexical.py": {"i", "w:"},

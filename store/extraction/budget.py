@@ -1,0 +1,57 @@
+"""A tenant's model tokens per UTC day, counted on the table (`.x/<tenant>` / `d#<day>`),
+against its daily budget (`Limits.daily_tokens`). Each day's row expires two days later."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.extraction_keys import day_key
+from langgraph.store.dynamodb.table.schema import EXPIRES_AT, TOKENS_USED
+
+KEEP = timedelta(days=2)
+
+
+def day_of(now: float) -> str:
+    """The UTC day of epoch seconds `now`, `yyyy-mm-dd`."""
+    return datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
+
+
+def seconds_to_next_day(now: float) -> float:
+    """Seconds until the next UTC midnight."""
+    moment = datetime.fromtimestamp(now, UTC)
+    midnight = (moment + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return (midnight - moment).total_seconds()
+
+
+class Budget:
+    """The daily token counts of one table."""
+
+    def __init__(self, client: Any, table: str) -> None:
+        self._client = client
+        self._table = table
+
+    def used(self, tenant: str, now: float) -> int:
+        """Tokens the tenant used today."""
+        answer = self._client.get_item(
+            TableName=self._table,
+            Key=dynamo.serialize(day_key(tenant, day_of(now))),
+            ConsistentRead=True,
+        )
+        return int(dynamo.deserialize(answer.get("Item", {})).get(TOKENS_USED, 0))
+
+    def spend(self, tenant: str, tokens: int, now: float) -> None:
+        """Add `tokens` to today's count."""
+        if tokens <= 0:
+            return
+        expires = datetime.fromtimestamp(now, UTC) + KEEP
+        self._client.update_item(
+            TableName=self._table,
+            Key=dynamo.serialize(day_key(tenant, day_of(now))),
+            UpdateExpression="ADD #used :tokens SET #expires = :expires",
+            ExpressionAttributeNames={"#used": TOKENS_USED, "#expires": EXPIRES_AT},
+            ExpressionAttributeValues=dynamo.serialize(
+                {":tokens": tokens, ":expires": int(expires.timestamp())}
+            ),
+        )

@@ -1,0 +1,293 @@
+"""The cursor of one strategy on one thread: how far the thread is processed, under a
+lease. Every change is one conditional UpdateItem, so two runners never both hold a
+thread, a runner whose lease lapsed cannot move the cursor, and no write moves it back:
+an advance names the count of advances it read (`CURSOR_ADVANCES`).
+
+A purge deletes cursors; a runner that finds its cursor gone (`CursorGoneError`) stops and
+undoes what it wrote, so an extraction racing a purge leaves nothing behind."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from botocore.exceptions import ClientError
+from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.extraction_keys import (
+    cursor_key,
+    cursors_prefix,
+    parse_cursor_sk,
+    tenant_pk,
+)
+from langgraph.store.dynamodb.table.schema import (
+    CURSOR_ADVANCES,
+    CURSOR_CHECKPOINT,
+    CURSOR_LAG,
+    CURSOR_MESSAGE,
+    CURSOR_STRATEGY,
+    LAST_ERROR,
+    LAST_RUN_AT,
+    LEASE_OWNER,
+    LEASE_UNTIL,
+    MEMORY_COUNT,
+    PK,
+    SK,
+    TENANT,
+    THREAD_ID,
+)
+
+CONDITION_FAILED = "ConditionalCheckFailedException"
+
+
+class CursorGoneError(RuntimeError):
+    """The cursor was deleted (a purge) while a run held it."""
+
+
+class LeaseLostError(RuntimeError):
+    """Another runner holds or moved the cursor: this run's lease lapsed."""
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """A cursor as read: the checkpoint processed through and the last message processed
+    (None: nothing yet), its count of advances, its lease, the last run and error, the
+    memories formed and the messages left after the last run."""
+
+    tenant: str
+    thread_id: str
+    strategy: str
+    checkpoint_id: str | None = None
+    message_id: str | None = None
+    advances: int = 0
+    lease_owner: str | None = None
+    lease_until: float | None = None
+    last_run_at: float | None = None
+    last_error: str | None = None
+    memory_count: int = 0
+    lag: int = 0
+
+    @property
+    def key(self) -> dict[str, str]:
+        return cursor_key(self.tenant, self.thread_id, self.strategy)
+
+
+def _cursor(tenant: str, row: dict[str, Any]) -> Cursor:
+    thread_id, strategy = parse_cursor_sk(str(row[SK]))
+
+    def number(name: str) -> float | None:
+        return float(row[name]) if name in row else None
+
+    return Cursor(
+        tenant=tenant,
+        thread_id=thread_id,
+        strategy=strategy,
+        checkpoint_id=row.get(CURSOR_CHECKPOINT),
+        message_id=row.get(CURSOR_MESSAGE),
+        advances=int(row.get(CURSOR_ADVANCES, 0)),
+        lease_owner=row.get(LEASE_OWNER),
+        lease_until=number(LEASE_UNTIL),
+        last_run_at=number(LAST_RUN_AT),
+        last_error=row.get(LAST_ERROR),
+        memory_count=int(row.get(MEMORY_COUNT, 0)),
+        lag=int(row.get(CURSOR_LAG, 0)),
+    )
+
+
+class Cursors:
+    """The cursors of one table (`client` a DynamoDB client)."""
+
+    def __init__(self, client: Any, table: str) -> None:
+        self._client = client
+        self._table = table
+
+    def acquire(
+        self, tenant: str, thread_id: str, strategy: str, owner: str, until: float, now: float
+    ) -> Cursor | None:
+        """Lease the cursor to `owner` until `until` (creating it at the start), or None
+        while another runner's lease is live."""
+        key = cursor_key(tenant, thread_id, strategy)
+        try:
+            answer = self._client.update_item(
+                TableName=self._table,
+                Key=dynamo.serialize(key),
+                UpdateExpression=(
+                    "SET #owner = :owner, #until = :until, #tenant = :tenant, "
+                    "#thread = :thread, #strategy = :strategy"
+                ),
+                ConditionExpression=(
+                    "attribute_not_exists(#owner) OR #until < :now OR #owner = :owner"
+                ),
+                ExpressionAttributeNames={
+                    "#owner": LEASE_OWNER,
+                    "#until": LEASE_UNTIL,
+                    "#tenant": TENANT,
+                    "#thread": THREAD_ID,
+                    "#strategy": CURSOR_STRATEGY,
+                },
+                ExpressionAttributeValues=dynamo.serialize(
+                    {
+                        ":owner": owner,
+                        ":until": _decimal(until),
+                        ":now": _decimal(now),
+                        ":tenant": tenant,
+                        ":thread": thread_id,
+                        ":strategy": strategy,
+                    }
+                ),
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] == CONDITION_FAILED:
+                return None
+            raise
+        return _cursor(tenant, dynamo.deserialize(answer["Attributes"]))
+
+    def advance(
+        self,
+        cursor: Cursor,
+        owner: str,
+        *,
+        checkpoint_id: str | None,
+        message_id: str | None,
+        memories: int,
+        lag: int,
+        error: str | None,
+        now: float,
+    ) -> Cursor:
+        """Move the cursor on from what `cursor` read, record the run (and its error, or
+        clear the last one), keep the lease. `LeaseLostError` when another runner holds or
+        moved it; `CursorGoneError` when it was deleted."""
+        names = {
+            "#owner": LEASE_OWNER,
+            "#advances": CURSOR_ADVANCES,
+            "#count": MEMORY_COUNT,
+            "#ran": LAST_RUN_AT,
+            "#lag": CURSOR_LAG,
+        }
+        values: dict[str, Any] = {
+            ":owner": owner,
+            ":zero": 0,
+            ":one": 1,
+            ":memories": memories,
+            ":ran": _decimal(now),
+            ":lag": lag,
+        }
+        sets = [
+            "#advances = if_not_exists(#advances, :zero) + :one",
+            "#count = if_not_exists(#count, :zero) + :memories",
+            "#ran = :ran",
+            "#lag = :lag",
+        ]
+        removes = []
+        for name, attribute, value in (
+            ("#checkpoint", CURSOR_CHECKPOINT, checkpoint_id),
+            ("#message", CURSOR_MESSAGE, message_id),
+            ("#error", LAST_ERROR, error),
+        ):
+            names[name] = attribute
+            if value is None:
+                removes.append(name)
+            else:
+                sets.append(f"{name} = :{name[1:]}")
+                values[f":{name[1:]}"] = value
+        expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
+        if cursor.advances:
+            condition = "#owner = :owner AND #advances = :read"
+            values[":read"] = cursor.advances
+        else:
+            condition = "#owner = :owner AND attribute_not_exists(#advances)"
+        row = self._update(cursor, expression, condition, names, values)
+        return _cursor(cursor.tenant, row)
+
+    def release(self, cursor: Cursor, owner: str) -> None:
+        """End `owner`'s lease (nothing when it already lapsed or the cursor is gone)."""
+        with contextlib.suppress(LeaseLostError, CursorGoneError):
+            self._update(
+                cursor,
+                "REMOVE #owner, #until",
+                "#owner = :owner",
+                {"#owner": LEASE_OWNER, "#until": LEASE_UNTIL},
+                {":owner": owner},
+            )
+
+    def delete(self, cursor: Cursor, owner: str) -> None:
+        """Delete a cursor `owner` holds (its thread is gone)."""
+        try:
+            self._client.delete_item(
+                TableName=self._table,
+                Key=dynamo.serialize(cursor.key),
+                ConditionExpression="#owner = :owner",
+                ExpressionAttributeNames={"#owner": LEASE_OWNER},
+                ExpressionAttributeValues=dynamo.serialize({":owner": owner}),
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] != CONDITION_FAILED:
+                raise
+
+    def of_tenant(self, tenant: str, thread_id: str | None = None) -> Iterator[Cursor]:
+        """The tenant's cursors (of one thread, or all), in thread order."""
+        rows = dynamo.query(
+            self._client,
+            TableName=self._table,
+            KeyConditionExpression="#pk = :pk AND begins_with(#sk, :prefix)",
+            ExpressionAttributeNames={"#pk": PK, "#sk": SK},
+            ExpressionAttributeValues=dynamo.serialize(
+                {":pk": tenant_pk(tenant), ":prefix": cursors_prefix(thread_id)}
+            ),
+            ConsistentRead=True,
+        )
+        for row in rows:
+            yield _cursor(tenant, row)
+
+    def tenant_rows(self, tenant: str) -> Iterator[dict[str, str]]:
+        """The keys of every row of the tenant's extraction partition: its cursors and
+        daily token counts."""
+        rows = dynamo.query(
+            self._client,
+            TableName=self._table,
+            KeyConditionExpression="#pk = :pk",
+            ExpressionAttributeNames={"#pk": PK, "#sk": SK},
+            ExpressionAttributeValues={":pk": {"S": tenant_pk(tenant)}},
+            ConsistentRead=True,
+            ProjectionExpression="#pk, #sk",
+        )
+        for row in rows:
+            yield {PK: row[PK], SK: row[SK]}
+
+    def _update(
+        self,
+        cursor: Cursor,
+        expression: str,
+        condition: str,
+        names: dict[str, str],
+        values: dict[str, Any],
+    ) -> dict[str, Any]:
+        names = {**names, "#pk": PK}
+        condition = f"attribute_exists(#pk) AND {condition}"
+        try:
+            answer = self._client.update_item(
+                TableName=self._table,
+                Key=dynamo.serialize(cursor.key),
+                UpdateExpression=expression,
+                ConditionExpression=condition,
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=dynamo.serialize(values),
+                ReturnValues="ALL_NEW",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] != CONDITION_FAILED:
+                raise
+            if "Item" not in error.response:
+                raise CursorGoneError(f"the cursor of {cursor.strategy} was deleted") from None
+            raise LeaseLostError(
+                f"another runner holds or moved the cursor of {cursor.strategy}"
+            ) from None
+        return dynamo.deserialize(answer["Attributes"])
+
+
+def _decimal(seconds: float) -> Decimal:
+    return Decimal(str(round(seconds, 6)))

@@ -1,0 +1,98 @@
+"""The ledger: one row per memory formed from a thread (its namespace and key), in the
+thread's ledger partition, written before the memory and only while the run holds the
+thread's cursor. It is how a thread's memories are found to forget them, and how a purge
+finds the memories of a tenant's threads wherever their templates put them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from botocore.exceptions import ClientError
+from langgraph.store.dynamodb.items.vector_rows import current_rows
+from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.extraction_keys import ledger_key, ledger_pk
+from langgraph.store.dynamodb.table.keys import (
+    Namespace,
+    decode_namespace,
+    encode_namespace,
+    item_sort_key,
+)
+from langgraph.store.dynamodb.table.schema import LEASE_OWNER, MEMORY_KEY, MEMORY_NAMESPACE, PK, SK
+
+from .cursor import Cursor, CursorGoneError, LeaseLostError
+
+# A TransactWriteItems holds at most 100 actions: the cursor's check and 99 ledger rows.
+PER_TRANSACTION = 99
+Memory = tuple[Namespace, str]
+
+
+class Ledger:
+    """The ledger rows of one table."""
+
+    def __init__(self, client: Any, table: str) -> None:
+        self._client = client
+        self._table = table
+
+    def record(self, cursor: Cursor, owner: str, memories: Sequence[Memory]) -> None:
+        """Write the ledger rows of `memories`, each transaction conditional on `owner`
+        still holding `cursor` (`CursorGoneError` / `LeaseLostError` otherwise)."""
+        for start in range(0, len(memories), PER_TRANSACTION):
+            rows = [
+                {
+                    **ledger_key(cursor.tenant, cursor.thread_id, cursor.strategy, key),
+                    MEMORY_NAMESPACE: encode_namespace(namespace),
+                    MEMORY_KEY: key,
+                }
+                for namespace, key in memories[start : start + PER_TRANSACTION]
+            ]
+            check = {
+                "ConditionCheck": {
+                    "TableName": self._table,
+                    "Key": dynamo.serialize(cursor.key),
+                    "ConditionExpression": "#owner = :owner",
+                    "ExpressionAttributeNames": {"#owner": LEASE_OWNER},
+                    "ExpressionAttributeValues": dynamo.serialize({":owner": owner}),
+                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                }
+            }
+            puts = [{"Put": {"TableName": self._table, "Item": dynamo.serialize(r)}} for r in rows]
+            try:
+                self._client.transact_write_items(TransactItems=[check, *puts])
+            except ClientError as error:
+                reasons = error.response.get("CancellationReasons") or []
+                if not reasons or reasons[0].get("Code") != "ConditionalCheckFailed":
+                    raise
+                if "Item" not in reasons[0]:
+                    raise CursorGoneError(f"the cursor of {cursor.strategy} was deleted") from None
+                raise LeaseLostError(
+                    f"another runner holds the cursor of {cursor.strategy}"
+                ) from None
+
+    def memories(self, tenant: str, thread_id: str) -> Iterator[tuple[dict[str, str], Memory]]:
+        """Each ledger row's key and the memory it names."""
+        for row in self._rows(tenant, thread_id):
+            yield (
+                {PK: row[PK], SK: row[SK]},
+                (decode_namespace(row[MEMORY_NAMESPACE]), row[MEMORY_KEY]),
+            )
+
+    def memory_rows(self, memories: Sequence[Memory]) -> list[dict[str, str]]:
+        """The keys of the rows holding `memories`: item rows and their extra vector rows."""
+        keys = [{PK: encode_namespace(ns), SK: item_sort_key(key)} for ns, key in memories]
+        found = dynamo.batch_get(self._client, self._table, keys, consistent=True)
+        return keys + [extra for item in found for extra in current_rows(item)]
+
+    def forget(self, keys: Sequence[dict[str, str]]) -> None:
+        """Delete ledger rows."""
+        dynamo.batch_write(self._client, self._table, [{"DeleteRequest": {"Key": k}} for k in keys])
+
+    def _rows(self, tenant: str, thread_id: str) -> Iterator[dict[str, Any]]:
+        return dynamo.query(
+            self._client,
+            TableName=self._table,
+            KeyConditionExpression="#pk = :pk",
+            ExpressionAttributeNames={"#pk": PK},
+            ExpressionAttributeValues={":pk": {"S": ledger_pk(tenant, thread_id)}},
+            ConsistentRead=True,
+        )
