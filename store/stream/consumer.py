@@ -67,7 +67,6 @@ from langgraph.store.dynamodb.stream.router import (
     Routed,
     routed,
 )
-from langgraph.store.dynamodb.table.tracing import Tracing
 from langgraph.store.dynamodb.table import dynamo
 from langgraph.store.dynamodb.table.keys import Namespace, decode_namespace
 from langgraph.store.dynamodb.table.schema import (
@@ -82,6 +81,7 @@ from langgraph.store.dynamodb.table.schema import (
     VALUE,
 )
 from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
+from langgraph.store.dynamodb.table.tracing import Tracing
 from langgraph.store.dynamodb.table.ttl import SWEEPER
 from langgraph.store.dynamodb.table.usage import UsageHook, UsageLogSink, UsageMeter
 from langgraph.store.dynamodb.table.values import decode_value

@@ -79,11 +79,16 @@ def delay_seconds(seconds: float) -> int:
     return max(0, min(MAX_DELAY_SECONDS, math.ceil(seconds)))
 
 
-def send_entry(request: ExtractionRequest, entry_id: str, delay: float = 0) -> dict[str, Any]:
-    """A SendMessageBatch entry carrying `request`, grouped by tenant, delayed `delay`."""
+def message(request: ExtractionRequest, delay: float = 0) -> dict[str, Any]:
+    """SendMessage's arguments (QueueUrl aside) carrying `request`, grouped by tenant,
+    delayed `delay` seconds."""
     return {
-        "Id": entry_id,
         "MessageBody": request.body(),
         "MessageGroupId": request.group,
         "DelaySeconds": delay_seconds(delay),
     }
+
+
+def send_entry(request: ExtractionRequest, entry_id: str, delay: float = 0) -> dict[str, Any]:
+    """A SendMessageBatch entry: `message` with its `Id`."""
+    return {"Id": entry_id, **message(request, delay)}
