@@ -521,6 +521,15 @@ def policy(
     model_arn: Annotated[
         list[str] | None, typer.Option(help="The embedding model's ARN (repeatable)")
     ] = None,
+    chat_model_arn: Annotated[
+        list[str] | None, typer.Option(help="A chat model extraction calls (repeatable)")
+    ] = None,
+    queue_arn: Annotated[
+        str, typer.Option(help="The extraction queue's ARN")
+    ] = PLACEHOLDERS.queue_arn or "",
+    dead_letter_arn: Annotated[
+        str, typer.Option(help="The extraction dead-letter queue's ARN")
+    ] = PLACEHOLDERS.dead_letter_arn or "",
 ) -> None:
     """Print the IAM policy a component needs, exactly what the library declares and the
     CDK stack grants (placeholder ARNs unless given)."""
@@ -529,6 +538,9 @@ def policy(
         vector_index=index_name,
         stream_arn=stream_arn,
         model_arns=tuple(model_arn or PLACEHOLDERS.model_arns),
+        chat_model_arns=tuple(chat_model_arn or PLACEHOLDERS.chat_model_arns),
+        queue_arn=queue_arn,
+        dead_letter_arn=dead_letter_arn,
     )
     sys.stdout.write(json.dumps(permissions.policy(component, resources), indent=2) + "\n")
 

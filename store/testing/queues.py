@@ -5,7 +5,8 @@ one invocation at a time, with Lambda's semantics: a handler answering
 ``{"batchItemFailures": [{"itemIdentifier": <messageId>}]}`` has the other messages
 deleted and those retried; an exception retries the whole batch; the queue's redrive
 policy moves a message received ``maxReceiveCount`` times to its dead-letter queue, as
-SQS does. A failed message is retried at once (Lambda waits out its visibility timeout).
+SQS does. A failed message is retried at once (Lambda waits out its visibility timeout):
+messages are received with a visibility timeout of 0 and one batch is handled at a time.
 Messages sent with ``DelaySeconds`` wait as on SQS, in real time; :func:`advance_queue`
 moves a queue's time forward (a test whose clock is fake advances both).
 :func:`run_queue` does the same continuously in a background thread (``serve``, the demo).
@@ -24,7 +25,14 @@ from moto.sqs.models import sqs_backends
 
 from .streams import LambdaContext
 
-__all__ = ["BackgroundQueue", "QueueReport", "advance_queue", "drain_queue", "run_queue"]
+__all__ = [
+    "BackgroundQueue",
+    "QueueReport",
+    "advance_queue",
+    "drain_queue",
+    "run_queue",
+    "sqs_record",
+]
 
 Handler = Callable[[dict[str, Any], Any], Any]
 
@@ -66,7 +74,8 @@ def advance_queue(queue_url: str, seconds: float) -> int:
     return sum(1 for m in delayed if m.delayed)
 
 
-def _event_record(message: dict[str, Any], queue_arn: str, region: str) -> dict[str, Any]:
+def sqs_record(message: dict[str, Any], queue_arn: str, region: str) -> dict[str, Any]:
+    """A received message (ReceiveMessage's shape) as a record of Lambda's SQS event."""
     return {
         "messageId": message["MessageId"],
         "receiptHandle": message["ReceiptHandle"],
@@ -119,11 +128,11 @@ def drain_queue(
             AttributeNames=["All"],
             MessageSystemAttributeNames=["All"],
             MessageAttributeNames=["All"],
-            VisibilityTimeout=30,
+            VisibilityTimeout=0,  # this loop hands a failed message back by not deleting it
         ).get("Messages", [])
         if not received:
             return report
-        batch = [_event_record(m, queue_arn, region) for m in received]
+        batch = [sqs_record(m, queue_arn, region) for m in received]
         report.invocations += 1
         try:
             response = handler({"Records": batch}, context or LambdaContext())
@@ -134,9 +143,6 @@ def drain_queue(
         for record in batch:
             if record["messageId"] in failed:
                 report.retries += 1
-                sqs.change_message_visibility(
-                    QueueUrl=queue_url, ReceiptHandle=record["receiptHandle"], VisibilityTimeout=0
-                )
             else:
                 report.delivered += 1
                 sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=record["receiptHandle"])
