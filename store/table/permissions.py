@@ -160,8 +160,9 @@ NEEDS: dict[Component, frozenset[Permission]] = {
         "dynamodb:DeleteItem",
     ),
     # The extraction worker: the thread (Query, BatchGetItem), its config, cursors, ledger
-    # and budget rows, the memories (the store's writes); Converse, authorized as InvokeModel on the chat model; the
-    # deferred requests back on its queue and the failed ones on the dead-letter queue.
+    # and budget rows, the memories (the store's writes); Converse, authorized as
+    # InvokeModel on the chat model; the deferred requests back on its queue and the failed
+    # ones on the dead-letter queue.
     Component.EXTRACTOR: _on(On.TABLE, *EXTRACTOR_TABLE_ACTIONS)
     | _on(On.CHAT_MODEL, "bedrock:InvokeModel")
     | _on(On.QUEUE, "sqs:SendMessage")

@@ -406,7 +406,9 @@ def test_the_extractor_sends_only_what_it_declares(recorder: Recorder, clock: Fa
         advance_queue(queue, 61)
         broken = worker_from_env(env)
         broken.extractor._model = BrokenModel()
-        graph.invoke(say("I live in Oslo."), {"configurable": {"thread_id": "t1", "tenant": "acme"}})
+        graph.invoke(
+            say("I live in Oslo."), {"configurable": {"thread_id": "t1", "tenant": "acme"}}
+        )
         drain(consumer)
         event = received(queue)
         with recorder.recording():
