@@ -196,7 +196,7 @@ class StreamConsumer:
         self._traced_handle = self._tracing.capture(self._handle)
         self._router: ExtractionRouter | None = None
         if extraction_queue_url:
-            sqs = sqs or boto3.client(
+            sqs = sqs or boto3.Session().client(
                 "sqs",
                 region_name=region_name or self._client.meta.region_name,
                 endpoint_url=endpoint_url,
