@@ -27,8 +27,8 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rich.spinner import Spinner
 from rich.table import Table
 
+from . import extraction, threads, transfer
 from . import serve as serving
-from . import threads, transfer
 from .errors import ENVIRONMENT, NOT_FOUND, CliError, friendly, stderr
 from .files import replacing
 from .output import console, done, print_json
@@ -53,6 +53,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(threads.app, name="threads")
+app.add_typer(extraction.app, name="extraction")
 app.command("purge")(purge_command)
 EXAMPLE_MODEL = "bedrock:amazon.titan-embed-text-v2:0"
 

@@ -143,7 +143,7 @@ class ExtractionWorker:
     def _run(self, request: ExtractionRequest) -> _Done:
         """Run one thread: done, deferred, dead-lettered, or the error to retry on."""
         try:
-            with self._tracing.span("run"):
+            with self._tracing.span("extract"):
                 report = self.extractor.run(request.tenant, request.thread_id)
         except ExtractionError as error:
             logger.error(
