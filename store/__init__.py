@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .embedders.local_embeddings import MiniLMEmbeddings as MiniLMEmbeddings
+    from .extraction.extractor import Extractor as Extractor
     from .items.model_pin import ModelMismatchError as ModelMismatchError
     from .jobs.migration import copy_table as copy_table
     from .jobs.purge import Census as Census
@@ -40,6 +41,7 @@ EXPORTS = {
     "AccessDeniedError": "table.errors",
     "Census": "jobs.purge",
     "DynamoDBStore": "memory.store",
+    "Extractor": "extraction.extractor",
     "MiniLMEmbeddings": "embedders.local_embeddings",
     "ModelMismatchError": "items.model_pin",
     "NamespaceFullError": "table.errors",

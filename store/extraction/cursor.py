@@ -47,7 +47,12 @@ class CursorGoneError(RuntimeError):
 
 
 class LeaseLostError(RuntimeError):
-    """Another runner holds or moved the cursor: this run's lease lapsed."""
+    """Another runner holds or moved the cursor: this run's lease lapsed. `row` is the
+    cursor as it is."""
+
+    def __init__(self, message: str, row: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.row = row or {}
 
 
 @dataclass(frozen=True)
@@ -199,7 +204,19 @@ class Cursors:
             values[":read"] = cursor.advances
         else:
             condition = "#owner = :owner AND attribute_not_exists(#advances)"
-        row = self._update(cursor, expression, condition, names, values)
+        try:
+            row = self._update(cursor, expression, condition, names, values)
+        except LeaseLostError as lost:
+            # The same advance, applied once already (a retry after a lost answer)?
+            row = lost.row
+            applied = (
+                row.get(LEASE_OWNER) == owner
+                and int(row.get(CURSOR_ADVANCES, 0)) == cursor.advances + 1
+                and row.get(CURSOR_CHECKPOINT) == checkpoint_id
+                and row.get(CURSOR_MESSAGE) == message_id
+            )
+            if not applied:
+                raise
         return _cursor(cursor.tenant, row)
 
     def release(self, cursor: Cursor, owner: str) -> None:
@@ -281,13 +298,39 @@ class Cursors:
         except ClientError as error:
             if error.response["Error"]["Code"] != CONDITION_FAILED:
                 raise
-            if "Item" not in error.response:
+            found: Any = dict(error.response).get("Item")
+            if found is None:
                 raise CursorGoneError(f"the cursor of {cursor.strategy} was deleted") from None
             raise LeaseLostError(
-                f"another runner holds or moved the cursor of {cursor.strategy}"
+                f"another runner holds or moved the cursor of {cursor.strategy}",
+                dynamo.deserialize(found),
             ) from None
         return dynamo.deserialize(answer["Attributes"])
 
 
 def _decimal(seconds: float) -> Decimal:
     return Decimal(str(round(seconds, 6)))
+
+
+def under_lease(client: Any, table: str, cursor: Cursor, owner: str, actions: list[Any]) -> None:
+    """Apply TransactWriteItems `actions` only while `owner` holds `cursor` (one request):
+    `CursorGoneError` when it was deleted, `LeaseLostError` when another runner holds it."""
+    check = {
+        "ConditionCheck": {
+            "TableName": table,
+            "Key": dynamo.serialize(cursor.key),
+            "ConditionExpression": "#owner = :owner",
+            "ExpressionAttributeNames": {"#owner": LEASE_OWNER},
+            "ExpressionAttributeValues": dynamo.serialize({":owner": owner}),
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+    }
+    try:
+        client.transact_write_items(TransactItems=[check, *actions])
+    except ClientError as error:
+        reasons = error.response.get("CancellationReasons") or []
+        if not reasons or reasons[0].get("Code") != "ConditionalCheckFailed":
+            raise
+        if "Item" not in reasons[0]:
+            raise CursorGoneError(f"the cursor of {cursor.strategy} was deleted") from None
+        raise LeaseLostError(f"another runner holds the cursor of {cursor.strategy}") from None

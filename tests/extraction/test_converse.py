@@ -13,7 +13,7 @@ import pytest
 from botocore.exceptions import ClientError
 from langchain_aws import ChatBedrockConverse
 from langgraph.store.dynamodb.extraction import Message, SemanticFacts, Transcript
-from langgraph.store.dynamodb.testing import mock_aws
+from langgraph.store.dynamodb.testing import local_endpoint, mock_aws
 from langgraph.store.dynamodb.testing.extractor import extract_facts
 
 MODEL = "amazon.nova-micro-v1:0"
@@ -123,3 +123,11 @@ def test_the_documented_rules() -> None:
         {"text": "User is vegetarian", "message_ids": ["a"]},
     ]
     assert extract_facts("[a] tool: I prefer tea\nnot a line\n[b] human: we prefer tea") == []
+
+
+def test_the_server_answers_converse_too() -> None:
+    with local_endpoint() as url:
+        client = boto3.client("bedrock-runtime", region_name="us-east-1", endpoint_url=url)
+        answer = ask(client, "[m1] human: I prefer tea", toolConfig=TOOL)
+    (block,) = answer["output"]["message"]["content"]
+    assert block["toolUse"]["input"]["memories"][0]["text"] == "User prefers tea"

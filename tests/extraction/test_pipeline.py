@@ -4,11 +4,12 @@ same messages writes nothing new."""
 
 from __future__ import annotations
 
+from langgraph.store.dynamodb.extraction import SemanticFacts
 from langgraph.store.dynamodb.table.schema import PK, THREAD_KIND, VECTOR
 
 from tests.support import scan_table
 
-from .conftest import NAMESPACE, TABLE, TENANT, Tables
+from .conftest import NAMESPACE, TABLE, TENANT, Tables, facts_config
 
 
 def test_statements_become_memories_with_provenance(tables: Tables) -> None:
@@ -45,3 +46,25 @@ def test_thread_rows_never_reach_the_vector_index(tables: Tables) -> None:
     with_vectors = {row[PK]["S"] for row in rows if VECTOR in row}
     assert with_vectors == {".".join(NAMESPACE)}
     assert any(row[PK]["S"].startswith(THREAD_KIND) for row in rows)
+
+
+def test_a_thread_lacking_a_templates_key_is_recorded_not_written(tables: Tables) -> None:
+    config = {"configurable": {"thread_id": "t9", "tenant": TENANT}}  # no user_id
+    tables.graph.invoke({"messages": [("user", "I prefer tea.")]}, config)
+    (run,) = tables.extractor.run(TENANT, "t9").runs
+    assert run.skipped and "user_id" in run.skipped and run.model_calls == 0
+    (status,) = tables.extractor.status(TENANT, "t9")
+    assert status.last_error == run.skipped and status.lag_messages == 2
+
+
+def test_a_strategy_may_override_the_deployments_model(tables: Tables) -> None:
+    strategy = SemanticFacts(
+        name="facts",
+        namespace=("memories", "{tenant}", "{user_id}", "facts"),
+        model_id="us.anthropic.claude-3-5-haiku-20241022-v1:0",
+    )
+    tables.extractor.set_config(facts_config(strategies=[strategy]))
+    tables.say("t1", "I prefer tea.")
+    tables.extractor.run(TENANT, "t1")
+    (item,) = tables.store.search(NAMESPACE)
+    assert item.value["provenance"]["model"] == "us.anthropic.claude-3-5-haiku-20241022-v1:0"
