@@ -90,9 +90,8 @@ def pipeline(tables: Tables, extractor: Extractor | None = None) -> Pipeline:
 
 @pytest.fixture
 def flow() -> Iterator[Pipeline]:
-    with mock_aws():
-        for tables in open_tables():
-            yield pipeline(tables)
+    with mock_aws(), open_tables() as tables:
+        yield pipeline(tables)
 
 
 def test_a_turn_becomes_memories_through_the_stream_and_the_queue(flow: Pipeline) -> None:
@@ -169,12 +168,13 @@ def test_a_message_that_is_no_request_is_dead_lettered_with_why(flow: Pipeline) 
     assert "Not an extraction request" in letter["MessageAttributes"]["reason"]["StringValue"]
 
 
-def test_an_error_that_may_pass_is_retried_then_redriven_to_the_dead_letter_queue(
-    flow: Pipeline,
-) -> None:
+def test_a_failure_to_dead_letter_is_retried_then_redriven_by_sqs(flow: Pipeline) -> None:
+    """When the worker cannot send a failed request to the dead-letter queue itself, the
+    record fails: SQS delivers it again, then its redrive policy moves it there."""
     checkpoint = flow.tables.say("t1", "I prefer green tea.")
     assert drain_stream(TABLE, flow.consumer.handle, filter_patterns=EXTRACTION_PATTERNS).ok
-    flow.tables.store._client.delete_table(TableName=TABLE)  # every read fails now
+    flow.tables.store._client.delete_table(TableName=TABLE)  # every run fails for good
+    flow.worker.dead_letter_url = flow.queue_url + "-gone"
     report = drain_queue(flow.queue_url, flow.worker.handle, client=flow.sqs)
     assert report.retries == MAX_RECEIVES and report.delivered == 0
     [letter] = flow.dead_letters()
