@@ -1,5 +1,6 @@
 """`MemoryBackend`: the DynamoDB table, vector index, stream consumer, DLQ and alarms that
-`DynamoDBStore` runs on, as one construct to put in any CDK app."""
+`DynamoDBStore` runs on, and the extraction that forms memories from threads (its queue,
+Lambda and DLQ), as one construct to put in any CDK app."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 from langgraph.store.dynamodb.embedders.bedrock_models import PROFILE_PREFIXES, foundation_model
+from langgraph.store.dynamodb.extraction.models import base_model
+from langgraph.store.dynamodb.extraction.worker import worker_env
 from langgraph.store.dynamodb.stream.consumer import consumer_env, filter_criteria
 from langgraph.store.dynamodb.table.permissions import (
     Component,
@@ -40,10 +43,24 @@ from langgraph.store.dynamodb.table.permissions import (
 )
 from langgraph.store.dynamodb.table.table_spec import table_spec, ttl_spec
 
-from .bundling import PYTHON, RUNTIME, consumer_code, interpreter, no_bytecode_warning
+from .bundling import (
+    EXTRACTOR_SHIPPED,
+    PYTHON,
+    RUNTIME,
+    consumer_code,
+    interpreter,
+    no_bytecode_warning,
+)
 from .settings import MemorySettings
 
 HANDLER = "embedder.handler.handler"
+EXTRACTOR_HANDLER = "extractor.handler.handler"
+# The extractor's timeout (model calls), and the queue's visibility timeout: six times it,
+# as AWS advises for a Lambda event source.
+EXTRACTOR_TIMEOUT = Duration.minutes(5)
+QUEUE_VISIBILITY = Duration.minutes(30)
+# A request failing this many receives goes to the extraction DLQ by the redrive policy.
+MAX_RECEIVES = 5
 NO_BYTECODE = "langgraph-dynamodb-memory:no-bytecode"
 # The synth warning of a backend whose alarms reach nobody (acknowledge it with
 # `Annotations.of(backend).acknowledge_warning(...)` when you subscribe to the topic yourself).
@@ -60,7 +77,8 @@ class MemoryBackend(Construct):
 
     Exposes `table` (the L1 table: the L2 has no vector indexes), `table_name`,
     `table_arn`, `stream_arn`, `index_name`, `index_arn`, `function` (the stream
-    consumer), `dlq`, `alarm_topic` (encrypted with `alarm_key`), `alarms` and `settings`;
+    consumer), `dlq`, `extraction_queue`, `extractor` (the extraction Lambda) and its
+    `extraction_dlq`, `alarm_topic` (encrypted with `alarm_key`), `alarms` and `settings`;
     `grant_memory_access` gives an app's role what the store needs, `grant_purge` an
     operator's role what a purge needs, and `store_config` what the app passes to the store.
     """
@@ -89,7 +107,29 @@ class MemoryBackend(Construct):
             retention_period=Duration.days(14),
             removal_policy=removal,
         )
+        self.extraction_dlq = sqs.Queue(
+            self,
+            "ExtractionFailures",
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+            enforce_ssl=True,
+            retention_period=Duration.days(14),
+            removal_policy=removal,
+        )
+        # A standard queue whose messages carry the tenant as MessageGroupId: SQS fair
+        # queues keep one tenant's backlog from delaying the others' threads.
+        self.extraction_queue = sqs.Queue(
+            self,
+            "Extraction",
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+            enforce_ssl=True,
+            visibility_timeout=QUEUE_VISIBILITY,
+            dead_letter_queue=sqs.DeadLetterQueue(
+                max_receive_count=MAX_RECEIVES, queue=self.extraction_dlq
+            ),
+            removal_policy=removal,
+        )
         self.function = self._consumer(removal)
+        self.extractor = self._extractor(removal)
         # CloudWatch cannot publish to a topic under the AWS managed SNS key (its policy
         # cannot be changed to let CloudWatch use it): a key of our own. It protects only
         # notifications in flight, so it goes with the stack.
@@ -183,6 +223,28 @@ class MemoryBackend(Construct):
             ]
         return [f"arn:{stack.partition}:bedrock:{stack.region}::foundation-model/{model}"]
 
+    def chat_model_arns(self) -> list[str]:
+        """The Bedrock resources extraction's chat models are called through: each
+        foundation model; for an inference profile, the profile and its foundation model
+        in any region (a profile routes across regions)."""
+        stack = Stack.of(self)
+        arns = []
+        for model in self.settings.chat_model_ids:
+            if model.startswith("arn:"):
+                arns.append(model)
+                continue
+            region = stack.region
+            if base_model(model) != model:
+                arns.append(
+                    f"arn:{stack.partition}:bedrock:{region}:{stack.account}:"
+                    f"inference-profile/{model}"
+                )
+                region = "*"
+            arns.append(
+                f"arn:{stack.partition}:bedrock:{region}::foundation-model/{base_model(model)}"
+            )
+        return arns
+
     # Building blocks
 
     def _table(self, removal: RemovalPolicy) -> dynamodb.CfnTable:
@@ -222,6 +284,9 @@ class MemoryBackend(Construct):
             vector_index=self.index_name,
             stream_arn=self.stream_arn,
             model_arns=self.model_arns(),
+            chat_model_arns=self.chat_model_arns(),
+            queue_arn=self.extraction_queue.queue_arn,
+            dead_letter_arn=self.extraction_dlq.queue_arn,
         )
         found = [iam.PolicyStatement.from_json(s) for s in statements(component, resources)]
         if On.MODEL in kinds(component) and self.settings.embedding_model_id.startswith(
@@ -268,6 +333,8 @@ class MemoryBackend(Construct):
         )
         if interpreter(PYTHON) is None:
             Annotations.of(function).add_warning_v2(NO_BYTECODE, no_bytecode_warning(PYTHON))
+        # One reader of the stream for both jobs (a shard serves at most two): the consumer
+        # also routes threads' new checkpoints to the extraction queue.
         lambda_.EventSourceMapping(
             self,
             "EmbedPending",
@@ -288,9 +355,79 @@ class MemoryBackend(Construct):
             max_record_age=Duration.hours(6),
             report_batch_item_failures=True,
             on_failure=event_sources.SqsDlq(self.dlq),
-            filters=[{"pattern": f["Pattern"]} for f in filter_criteria()["Filters"]],
+            filters=[
+                {"pattern": f["Pattern"]} for f in filter_criteria(extraction=True)["Filters"]
+            ],
         )
         return function
+
+    def _extractor(self, removal: RemovalPolicy) -> lambda_.Function:
+        """The extraction Lambda on the extraction queue, with its own role."""
+        settings = self.settings
+        log_group = logs.LogGroup(
+            self, "ExtractorLogs", retention=logs.RetentionDays.ONE_MONTH, removal_policy=removal
+        )
+        role = self.extractor_role = iam.Role(
+            self,
+            "ExtractorRole",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description="Extraction of the memory table's threads into memories",
+        )
+        role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+                resources=[log_group.log_group_arn],
+            )
+        )
+        for component in (Component.EXTRACTOR, Component.QUEUE_POLLER):
+            for statement in self._statements(component):
+                role.add_to_policy(statement)
+        function = lambda_.Function(
+            self,
+            "Extractor",
+            description="Forms long-term memories from threads' new messages (extraction)",
+            runtime=RUNTIME,
+            architecture=lambda_.Architecture.ARM_64,
+            handler=EXTRACTOR_HANDLER,
+            code=consumer_code(shipped=EXTRACTOR_SHIPPED),
+            role=role,
+            log_group=log_group,
+            memory_size=1024,
+            timeout=EXTRACTOR_TIMEOUT,
+            reserved_concurrent_executions=settings.reserved_concurrency,
+            environment=self.extractor_environment(),
+            tracing=lambda_.Tracing.ACTIVE if settings.tracing else None,
+        )
+        if interpreter(PYTHON) is None:
+            Annotations.of(function).add_warning_v2(NO_BYTECODE, no_bytecode_warning(PYTHON))
+        # Up to 10 requests a batch, each thread once; a failed request alone is retried
+        # (partial batch responses) until the redrive policy moves it to the DLQ.
+        lambda_.EventSourceMapping(
+            self,
+            "ExtractThreads",
+            target=function,
+            event_source_arn=self.extraction_queue.queue_arn,
+            batch_size=10,
+            report_batch_item_failures=True,
+        )
+        return function
+
+    def extractor_environment(self) -> dict[str, str]:
+        """The extractor's configuration (read by `worker_from_env`), from the settings."""
+        settings = self.settings
+        env: dict[str, str] = worker_env(
+            self.table_name,
+            queue_url=self.extraction_queue.queue_url,
+            dead_letter_url=self.extraction_dlq.queue_url,
+            index_name=settings.index_name,
+            embedding_model_id=settings.embedding_model_id,
+            dims=settings.dims,
+            normalize=settings.normalize,
+            fields=settings.fields,
+            tenant_key=settings.thread_tenant_key,
+            tracing=settings.tracing,
+        )
+        return env
 
     def consumer_environment(self) -> dict[str, str]:
         """The consumer's configuration (read by `consumer_from_env`), from the settings."""
@@ -302,6 +439,8 @@ class MemoryBackend(Construct):
             dims=settings.dims,
             normalize=settings.normalize,
             tracing=settings.tracing,
+            extraction_queue_url=self.extraction_queue.queue_url,
+            extraction_delay=settings.extraction_delay_seconds,
         )
         return env
 
@@ -352,6 +491,35 @@ class MemoryBackend(Construct):
                 1,
                 3,
                 2,
+            ),
+            (
+                "ExtractionErrors",
+                "The extraction Lambda fails (exceptions or timeouts)",
+                self.extractor.metric_errors(statistic="Sum", period=every_5),
+                1,
+                3,
+                2,
+            ),
+            (
+                "ExtractionAge",
+                "Threads wait more than 15 minutes for extraction (the queue's oldest request)",
+                self.extraction_queue.metric_approximate_age_of_oldest_message(
+                    statistic="Maximum", period=every_minute
+                ),
+                15 * 60,
+                5,
+                5,
+            ),
+            (
+                "ExtractionDlqDepth",
+                "Threads could not be extracted: see the extraction DLQ (each message names "
+                "its thread and checkpoint) and run `dynamodb-memory extraction replay`",
+                self.extraction_dlq.metric_approximate_number_of_messages_visible(
+                    statistic="Maximum", period=every_5
+                ),
+                1,
+                1,
+                1,
             ),
         ]
         alarms = []
@@ -430,7 +598,32 @@ class MemoryBackend(Construct):
                 "This queue is the stream consumer's on-failure destination, a DLQ itself; a "
                 "DLQ of the DLQ would only move the same records again.",
             ),
+            (
+                self.extraction_dlq,
+                "AwsSolutions::AwsSolutions-SQS3",
+                "This queue is the extraction queue's dead-letter queue; a DLQ of the DLQ "
+                "would only move the same requests again.",
+            ),
         ]
+        if self.settings.tracing:
+            found.append(
+                (
+                    self.extractor_role,
+                    "AwsSolutions::AwsSolutions-IAM5[Resource::*]",
+                    "X-Ray's PutTraceSegments and PutTelemetryRecords accept only '*'.",
+                )
+            )
+        for model in self.settings.chat_model_ids:
+            if base_model(model) != model and not model.startswith("arn:"):
+                found.append(
+                    (
+                        self.extractor_role,
+                        "AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:"
+                        f"*::foundation-model/{base_model(model)}]",
+                        "An inference profile routes each call to its foundation model in one "
+                        "of several regions.",
+                    )
+                )
         model = self.settings.embedding_model_id
         if model.startswith(PROFILE_PREFIXES):
             found.append(

@@ -61,6 +61,20 @@ HOST_PYTHON = "{}.{}".format(*sys.version_info)
 # store's paths and jobs, the checkpointer, the CLI, the demo or the emulation.
 # tests/infra/test_bundle.py checks this is exactly what the handler imports.
 SHIPPED = ("__init__.py", "py.typed", "table", "embedders", "items", "stream")
+# The extraction worker's asset: the extraction layer and every layer below it (it reads
+# threads through the checkpointer and writes memories through the store), never the
+# stream consumer, the CLI, the demo or the emulation.
+EXTRACTOR_SHIPPED = (
+    "__init__.py",
+    "py.typed",
+    "table",
+    "embedders",
+    "items",
+    "jobs",
+    "memory",
+    "checkpoint",
+    "extraction",
+)
 # Never shipped: this machine's bytecode.
 NOT_SHIPPED = ("__pycache__", "*.pyc")
 # The library's extra that holds what only the Lambda adds (Powertools' X-Ray tracer).
@@ -139,8 +153,14 @@ def runtime_requirements() -> list[str]:
     )
 
 
-def build(out: Path, target: Target = LAMBDA_ARM64, *, slim: bool = True) -> None:
-    """Write the asset into `out`: dependencies, the library's shipped layers, and the
+def build(
+    out: Path,
+    target: Target = LAMBDA_ARM64,
+    *,
+    slim: bool = True,
+    shipped: tuple[str, ...] = SHIPPED,
+) -> None:
+    """Write the asset into `out`: dependencies, the library's `shipped` layers, and the
     handlers. With `slim=False`, dependencies as before issue 19 (all pip installed, no
     bytecode): the bench's baseline."""
     python = interpreter(target.python) if slim else None
@@ -153,7 +173,7 @@ def build(out: Path, target: Target = LAMBDA_ARM64, *, slim: bool = True) -> Non
         own = Path(scratch)
         package = own / PACKAGE_PATH
         package.mkdir(parents=True)
-        for name in SHIPPED:
+        for name in shipped:
             source = LIBRARY / name
             if source.is_dir():
                 shutil.copytree(source, package / name, ignore=shutil.ignore_patterns(*NOT_SHIPPED))
@@ -167,26 +187,29 @@ def build(out: Path, target: Target = LAMBDA_ARM64, *, slim: bool = True) -> Non
         shutil.copytree(own, out, dirs_exist_ok=True)
 
 
-def source_hash(target: Target = LAMBDA_ARM64) -> str:
+def source_hash(target: Target = LAMBDA_ARM64, shipped: tuple[str, ...] = SHIPPED) -> str:
     """Changes whenever the asset would: library or handler sources, requirements, target,
     this recipe, the interpreter compiling the bytecode."""
-    digest = hashlib.sha256(_recipe(target, runtime_requirements()))
-    for path in sorted(_sources()):
+    digest = hashlib.sha256(_recipe(target, runtime_requirements(), shipped))
+    for path in sorted(_sources(shipped)):
         digest.update(str(path.relative_to(ROOT)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
-def consumer_code(target: Target = LAMBDA_ARM64) -> lambda_.Code:
-    """The Lambda code asset, bundled locally. The image is never pulled: local bundling
-    always succeeds or raises."""
+def consumer_code(
+    target: Target = LAMBDA_ARM64, shipped: tuple[str, ...] = SHIPPED
+) -> lambda_.Code:
+    """A Lambda code asset holding the `shipped` layers (the stream consumer's by
+    default; `EXTRACTOR_SHIPPED` for the extraction worker), bundled locally. The image
+    is never pulled: local bundling always succeeds or raises."""
     return lambda_.Code.from_asset(
         str(HANDLERS),
         asset_hash_type=AssetHashType.CUSTOM,
-        asset_hash=source_hash(target),
+        asset_hash=source_hash(target, shipped),
         bundling=BundlingOptions(
             image=DockerImage.from_registry("local-bundling-only"),
-            local=LocalBundling(target),
+            local=LocalBundling(target, shipped),
         ),
     )
 
@@ -195,11 +218,12 @@ def consumer_code(target: Target = LAMBDA_ARM64) -> lambda_.Code:
 class LocalBundling:
     """CDK's local bundling hook: runs `build` into the asset's output directory."""
 
-    def __init__(self, target: Target) -> None:
+    def __init__(self, target: Target, shipped: tuple[str, ...] = SHIPPED) -> None:
         self.target = target
+        self.shipped = shipped
 
     def try_bundle(self, output_dir: str, *args: Any, **kwargs: Any) -> bool:
-        build(Path(output_dir), self.target)
+        build(Path(output_dir), self.target, shipped=self.shipped)
         return True
 
 
@@ -226,8 +250,8 @@ def _recipe(target: Target, *inputs: object) -> bytes:
     return repr(made_with).encode() + Path(__file__).read_bytes()
 
 
-def _sources() -> Iterator[Path]:
-    for name in SHIPPED:
+def _sources(shipped: tuple[str, ...]) -> Iterator[Path]:
+    for name in shipped:
         source = LIBRARY / name
         yield from source.rglob("*.py") if source.is_dir() else [source]
     yield from HANDLERS.rglob("*.py")

@@ -16,8 +16,10 @@ from typing import Any
 
 from constructs import Node
 from langgraph.store.dynamodb.embedders.bedrock_models import check_embedding_model
+from langgraph.store.dynamodb.extraction.models import DEFAULT_CHAT_MODEL, is_known
 from langgraph.store.dynamodb.items.index_config import EMBED_ON, parse_index_shape
 from langgraph.store.dynamodb.table.errors import InvalidSettingError
+from langgraph.store.dynamodb.table.extraction_queue import MAX_DELAY_SECONDS
 from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME, VectorIndexShape
 
 REMOVAL_POLICIES = ("retain", "destroy")
@@ -49,7 +51,13 @@ class MemorySettings:
     - `removal_policy`: "retain" (default) or "destroy"; `deletion_protection`: on by default;
     - `alarm_email`: subscribe this address to the alarms' topic; `tags`: added to everything;
     - `reserved_concurrency`: cap the consumer's concurrency (default: unreserved);
-    - `tracing`: AWS X-Ray on the consumer (active tracing, Powertools' Tracer), off by default.
+    - `tracing`: AWS X-Ray on the consumer and the extractor (active tracing, Powertools'
+      Tracer), off by default;
+    - `chat_model_ids`: the Bedrock chat models extraction may call (the table's extraction
+      config picks among them; its default model first); `thread_tenant_key`: the
+      `configurable` key `DynamoDBSaver` keys threads by (its `tenant_key`);
+      `extraction_delay_seconds`: how long a new checkpoint waits before its thread's run
+      (0 to 900; the idle triggers of the config wait longer by themselves).
     """
 
     table_name: str | None = None
@@ -67,6 +75,9 @@ class MemorySettings:
     reserved_concurrency: int | None = None
     tags: Mapping[str, str] = field(default_factory=dict)
     tracing: bool = False
+    chat_model_ids: tuple[str, ...] = (DEFAULT_CHAT_MODEL,)
+    thread_tenant_key: str = "tenant"
+    extraction_delay_seconds: int = 0
 
     def __post_init__(self) -> None:
         try:
@@ -82,6 +93,19 @@ class MemorySettings:
             )
         if not self.fields or not all(isinstance(f, str) and f for f in self.fields):
             raise SettingError("fields", self.fields, "must be a non-empty list of JSON paths")
+        unknown = [model for model in self.chat_model_ids if not is_known(model)]
+        if not self.chat_model_ids or unknown:
+            raise SettingError(
+                "chat_model_ids",
+                self.chat_model_ids,
+                "must name Bedrock Converse models with tool use (extraction.models.CHAT_MODELS)",
+            )
+        if not 0 <= self.extraction_delay_seconds <= MAX_DELAY_SECONDS:
+            raise SettingError(
+                "extraction_delay_seconds",
+                self.extraction_delay_seconds,
+                f"must be 0 to {MAX_DELAY_SECONDS} (SQS's DelaySeconds)",
+            )
         if self.reserved_concurrency is not None and self.reserved_concurrency < 1:
             raise SettingError(
                 "reserved_concurrency", self.reserved_concurrency, "must be a positive int"
@@ -104,7 +128,8 @@ class MemorySettings:
         """Settings from CDK context (`cdk deploy -c dims=512`, or `context` in cdk.json),
         under camelCase names: tableName, embeddingModelId, dims, distanceFunction,
         indexName, fields, filterFields, embedOn, normalize, removalPolicy,
-        deletionProtection, alarmEmail, reservedConcurrency, tags, tracing. Lists and tags may be
+        deletionProtection, alarmEmail, reservedConcurrency, tags, tracing, chatModelIds,
+        threadTenantKey, extractionDelaySeconds. Lists and tags may be
         JSON; lists may also be comma-separated. A value that cannot work raises
         `SettingError` naming the context value and the fix."""
         _refuse_misspelt_keys(node.get_all_context())
@@ -138,9 +163,9 @@ def _refuse_misspelt_keys(context: Mapping[str, Any]) -> None:
             )
 
 
-_INTS = {"dims", "reserved_concurrency"}
+_INTS = {"dims", "reserved_concurrency", "extraction_delay_seconds"}
 _BOOLS = {"normalize", "deletion_protection", "tracing"}
-_LISTS = {"fields", "filter_fields"}
+_LISTS = {"fields", "filter_fields", "chat_model_ids"}
 
 
 def _camel(name: str) -> str:

@@ -31,6 +31,15 @@ class MemoryStack(Stack):
             "IndexName": (backend.index_name, "The vector index: index['index_name']"),
             "FunctionName": (backend.function.function_name, "The stream consumer"),
             "DlqUrl": (backend.dlq.queue_url, "Stream records the consumer gave up on"),
+            "ExtractorName": (backend.extractor.function_name, "The extraction Lambda"),
+            "ExtractionQueueUrl": (
+                backend.extraction_queue.queue_url,
+                "Threads waiting for extraction",
+            ),
+            "ExtractionDlqUrl": (
+                backend.extraction_dlq.queue_url,
+                "Extraction requests that failed for good, naming thread and checkpoint",
+            ),
             "AlarmTopicArn": (backend.alarm_topic.topic_arn, "Where the alarms notify"),
             "AlarmSubscribers": (backend.alarm_subscribers(), "Who the alarms reach"),
         }

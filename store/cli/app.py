@@ -28,8 +28,8 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rich.spinner import Spinner
 from rich.table import Table
 
+from . import extraction, threads, transfer
 from . import serve as serving
-from . import threads, transfer
 from .errors import ENVIRONMENT, NOT_FOUND, CliError, friendly, stderr
 from .files import replacing
 from .output import console, done, print_json
@@ -55,6 +55,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(threads.app, name="threads")
+app.add_typer(extraction.app, name="extraction")
 app.command("purge")(purge_command)
 EXAMPLE_MODEL = "bedrock:amazon.titan-embed-text-v2:0"
 # The counts `usage` shows per tenant, in its columns' order.
@@ -558,6 +559,15 @@ def policy(
     model_arn: Annotated[
         list[str] | None, typer.Option(help="The embedding model's ARN (repeatable)")
     ] = None,
+    chat_model_arn: Annotated[
+        list[str] | None, typer.Option(help="A chat model extraction calls (repeatable)")
+    ] = None,
+    queue_arn: Annotated[
+        str, typer.Option(help="The extraction queue's ARN")
+    ] = PLACEHOLDERS.queue_arn or "",
+    dead_letter_arn: Annotated[
+        str, typer.Option(help="The extraction dead-letter queue's ARN")
+    ] = PLACEHOLDERS.dead_letter_arn or "",
 ) -> None:
     """Print the IAM policy a component needs.
 
@@ -568,6 +578,9 @@ def policy(
         vector_index=index_name,
         stream_arn=stream_arn,
         model_arns=tuple(model_arn or PLACEHOLDERS.model_arns),
+        chat_model_arns=tuple(chat_model_arn or PLACEHOLDERS.chat_model_arns),
+        queue_arn=queue_arn,
+        dead_letter_arn=dead_letter_arn,
     )
     sys.stdout.write(json.dumps(permissions.policy(component, resources), indent=2) + "\n")
 

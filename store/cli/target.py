@@ -161,9 +161,10 @@ class Target:
         settings = self.embedding_settings(key_value)
         return _cli_store(self.table, settings) if settings.embed else key_value
 
-    def saver(self, tenant: str | None = None) -> DynamoDBSaver:
+    def saver(self, tenant: str | None = None, *, bound: bool = True) -> DynamoDBSaver:
         """A checkpointer on the target table, for the threads of `tenant` (those a saver
-        with a `tenant_key` wrote for that tenant) or, for None, of a saver without one."""
+        with a `tenant_key` wrote for that tenant) or, for None, of a saver without one.
+        Unbound (`bound=False`), it serves every tenant (extraction reads it so)."""
         self._check_region()
         saver = DynamoDBSaver(
             self.table,
@@ -174,7 +175,7 @@ class Target:
             boto3_session=self.settings.session(),
         )
         fail_fast_on_connection_errors(saver.client)
-        return saver if tenant is None else saver.for_tenant(tenant)
+        return saver if tenant is None or not bound else saver.for_tenant(tenant)
 
     def _check_region(self) -> None:
         if not (self.settings.region or self.settings.session().region_name):

@@ -97,7 +97,7 @@ def bedrock_model(model_id: str, region_name: str, endpoint_url: str | None) -> 
     """`ChatBedrockConverse` for `model_id`, on a client that retries throttling."""
     from langchain_aws import ChatBedrockConverse
 
-    client = boto3.client(
+    client = boto3.Session().client(
         "bedrock-runtime",
         region_name=region_name,
         endpoint_url=endpoint_url,

@@ -15,6 +15,10 @@ no item any more (one Limit-1 Query; see `Registry.forget_if_empty`), as the sto
 after a delete. It answers with partial batch failures through Powertools'
 `BatchProcessor`: a record that fails fails alone, and Lambda retries it and finally sends
 it to the failure destination.
+
+With an extraction queue (`extraction_queue_url`, and `EXTRACTION_PATTERNS` on the
+mapping), it also routes each thread's new checkpoints to that queue (`router`): the
+extraction Lambda reads the queue, so the stream keeps one reader for both.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+import boto3
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import (
@@ -56,7 +61,12 @@ from langgraph.store.dynamodb.items.vector_writes import (
     VectorWriter,
 )
 from langgraph.store.dynamodb.stream.event_filter import matches_any
-from langgraph.store.dynamodb.stream.tracing import Tracing
+from langgraph.store.dynamodb.stream.router import (
+    CHECKPOINT_PATTERN,
+    ExtractionRouter,
+    Routed,
+    routed,
+)
 from langgraph.store.dynamodb.table import dynamo
 from langgraph.store.dynamodb.table.keys import Namespace, decode_namespace
 from langgraph.store.dynamodb.table.schema import (
@@ -71,6 +81,7 @@ from langgraph.store.dynamodb.table.schema import (
     VALUE,
 )
 from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
+from langgraph.store.dynamodb.table.tracing import Tracing
 from langgraph.store.dynamodb.table.ttl import SWEEPER
 from langgraph.store.dynamodb.table.usage import UsageHook, UsageLogSink, UsageMeter
 from langgraph.store.dynamodb.table.values import decode_value
@@ -97,11 +108,15 @@ SWEEP_PATTERN: dict[str, Any] = {
     "dynamodb": {"Keys": {SK: {"S": [{"prefix": ITEM_PREFIX}]}}},
 }
 FILTER_PATTERNS = (FILTER_PATTERN, SWEEP_PATTERN)
+# With extraction: also the inserts of threads' root checkpoints (`router`).
+EXTRACTION_PATTERNS = (*FILTER_PATTERNS, CHECKPOINT_PATTERN)
 
 
-def filter_criteria() -> dict[str, Any]:
-    """`FILTER_PATTERNS` as an event source mapping's `FilterCriteria` (either matches)."""
-    return {"Filters": [{"Pattern": json.dumps(pattern)} for pattern in FILTER_PATTERNS]}
+def filter_criteria(*, extraction: bool = False) -> dict[str, Any]:
+    """The mapping's `FilterCriteria` (any pattern matches): `FILTER_PATTERNS`, or
+    `EXTRACTION_PATTERNS` when the consumer routes checkpoints to extraction."""
+    patterns = EXTRACTION_PATTERNS if extraction else FILTER_PATTERNS
+    return {"Filters": [{"Pattern": json.dumps(pattern)} for pattern in patterns]}
 
 
 class Outcome(StrEnum):
@@ -112,6 +127,7 @@ class Outcome(StrEnum):
     STALE = "stale"  # a newer put or a delete came after this record
     SUPERSEDED = "superseded"  # a newer record of the same item is in the batch
     SWEPT = "swept"  # a TTL deletion: its namespace's registry row is marked if it emptied
+    ROUTED = "routed"  # a new checkpoint: its thread's extraction request is on the queue
     IGNORED = "ignored"  # not a write that needs embedding
 
 
@@ -135,7 +151,9 @@ class StreamConsumer:
     or nothing to use the pinned Bedrock model. `dims` defaults to the pinned dims.
     With `tracing`, X-Ray traces each batch and its embedding and write phases.
     `on_usage` receives its usage per tenant group, as `DynamoDBStore`'s does; a buffering
-    hook (`usage.UsageLogSink`) is flushed after each batch.
+    hook (`usage.UsageLogSink`) is flushed after each batch. With `extraction_queue_url`
+    it routes new checkpoints there (through `sqs`, default a client of its own), each
+    delayed `extraction_delay` seconds; without, checkpoint records are ignored.
     """
 
     def __init__(
@@ -151,6 +169,9 @@ class StreamConsumer:
         endpoint_url: str | None = None,
         tracing: bool = False,
         on_usage: UsageHook | None = None,
+        extraction_queue_url: str | None = None,
+        extraction_delay: float = 0,
+        sqs: Any = None,
     ) -> None:
         self.table_name = table_name
         self.index_name = index_name
@@ -173,6 +194,14 @@ class StreamConsumer:
         self._registry = Registry(self._client, table_name, consistent=True)
         self._tracing = Tracing(tracing, SERVICE)
         self._traced_handle = self._tracing.capture(self._handle)
+        self._router: ExtractionRouter | None = None
+        if extraction_queue_url:
+            sqs = sqs or boto3.Session().client(
+                "sqs",
+                region_name=region_name or self._client.meta.region_name,
+                endpoint_url=endpoint_url,
+            )
+            self._router = ExtractionRouter(sqs, extraction_queue_url, delay=extraction_delay)
 
     def ready(self) -> tuple[Embeddings, ModelIdentity]:
         """The embedder and model this consumer uses, checked against the table's pin
@@ -226,23 +255,36 @@ class StreamConsumer:
         return response
 
     def _handle(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
-        records: list[dict[str, Any]] = list(event.get("Records", []))
-        try:
-            embeddings, model = self.ready()
-        except ModelMismatchError as error:
-            metrics.add_metric(name="ModelMismatch", unit=MetricUnit.Count, value=1)
-            metrics.flush_metrics()
-            logger.error(
-                f"Stream batch refused, nothing embedded: {error}",
-                extra={"table": self.table_name, "records": len(records)},
+        records: list[dict[str, Any]] = []
+        checkpoints: list[Routed] = []
+        for record in event.get("Records", []):
+            found = routed(record)
+            if found is None:
+                records.append(record)
+            else:
+                checkpoints.append(found)
+        outcomes = self._route(checkpoints)
+        if records:
+            try:
+                embeddings, model = self.ready()
+            except ModelMismatchError as error:
+                metrics.add_metric(name="ModelMismatch", unit=MetricUnit.Count, value=1)
+                metrics.flush_metrics()
+                logger.error(
+                    f"Stream batch refused, nothing embedded: {error}",
+                    extra={"table": self.table_name, "records": len(records)},
+                )
+                raise
+            embedder = BatchEmbedder(
+                embeddings, model, concurrency=self.concurrency, usage=self._usage
             )
-            raise
-        embedder = BatchEmbedder(embeddings, model, concurrency=self.concurrency, usage=self._usage)
-        try:
-            outcomes = self.process(records, embedder)
-        finally:
-            self._usage.flush()
-        self._report(outcomes, embedder)
+            try:
+                outcomes.update(self.process(records, embedder))
+            finally:
+                self._usage.flush()
+            self._report(outcomes, embedder)
+        elif checkpoints and self._router is not None:
+            metrics.flush_metrics()
 
         def record_handler(record: DynamoDBRecord) -> str:
             outcome = outcomes[str(record.dynamodb.sequence_number)]  # type: ignore[union-attr]
@@ -306,6 +348,18 @@ class StreamConsumer:
         with self._tracing.span("write"), ThreadPoolExecutor(max_workers=workers) as pool:
             list(pool.map(write, pairs))
         return outcomes
+
+    def _route(self, checkpoints: Sequence[Routed]) -> dict[str, Outcome | Exception]:
+        """Send the threads' extraction requests (ignored without a queue)."""
+        if not checkpoints:
+            return {}
+        if self._router is None:
+            return {c.sequence: Outcome.IGNORED for c in checkpoints}
+        with self._tracing.span("route"):
+            sent = self._router.send(checkpoints)
+        threads = {(c.request.tenant, c.request.thread_id) for c in checkpoints}
+        metrics.add_metric(name="ThreadsRouted", unit=MetricUnit.Count, value=len(threads))
+        return {sequence: error or Outcome.ROUTED for sequence, error in sent.items()}
 
     def _forget(self, swept: dict[str, Namespace]) -> dict[str, Outcome | Exception]:
         """Mark the registry rows of the namespaces the TTL sweep emptied; a namespace whose
@@ -430,9 +484,11 @@ def consumer_env(
     dims: int,
     normalize: bool,
     tracing: bool = False,
+    extraction_queue_url: str | None = None,
+    extraction_delay: float = 0,
 ) -> dict[str, str]:
     """The environment `consumer_from_env` reads, as the CDK stack sets it on the Lambda."""
-    return {
+    env = {
         "TABLE_NAME": table_name,
         "INDEX_NAME": index_name,
         "EMBEDDING_MODEL_ID": model_id,
@@ -440,12 +496,17 @@ def consumer_env(
         "EMBEDDING_NORMALIZE": str(normalize).lower(),
         "TRACING": str(tracing).lower(),
     }
+    if extraction_queue_url:
+        env["EXTRACTION_QUEUE_URL"] = extraction_queue_url
+        env["EXTRACTION_DELAY_SECONDS"] = str(extraction_delay)
+    return env
 
 
 def consumer_from_env(env: Mapping[str, str] | None = None) -> StreamConsumer:
     """A consumer configured the way the CDK stack configures the Lambda (`consumer_env`):
     `TABLE_NAME` (required), `INDEX_NAME`, `EMBEDDING_MODEL_ID`, `EMBEDDING_DIMS`,
-    `EMBEDDING_NORMALIZE` ("true"/"false"), `EMBED_CONCURRENCY`, `TRACING` ("true": X-Ray).
+    `EMBEDDING_NORMALIZE` ("true"/"false"), `EMBED_CONCURRENCY`, `TRACING` ("true": X-Ray),
+    `EXTRACTION_QUEUE_URL` and `EXTRACTION_DELAY_SECONDS` (routing new checkpoints).
     Without a model id the table's pinned Bedrock model is used; with one, it must match
     the pin. Usage per tenant goes to the log as JSON (`usage.UsageLogSink`)."""
     env = os.environ if env is None else env
@@ -472,4 +533,6 @@ def consumer_from_env(env: Mapping[str, str] | None = None) -> StreamConsumer:
         concurrency=int(env.get("EMBED_CONCURRENCY") or DEFAULT_CONCURRENCY),
         tracing=env.get("TRACING", "false").lower() == "true",
         on_usage=UsageLogSink(),
+        extraction_queue_url=env.get("EXTRACTION_QUEUE_URL") or None,
+        extraction_delay=float(env.get("EXTRACTION_DELAY_SECONDS") or 0),
     )

@@ -8,7 +8,8 @@ declared here, and on a declaration no request uses.
 
 Resources are kinds (`On`), turned into ARNs by `Resources.of()`: the table, its local
 secondary index (`recency`, which `Query` reads through), the vector index, the table's
-stream, and the embedding model.
+stream, the embedding model, the chat models extraction calls, the extraction queue and
+its dead-letter queue.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class Component(StrEnum):
     MIGRATION = "migration"  # `migration.copy_table()` from a table without the recency index
     CHECKPOINTER = "checkpointer"  # `DynamoDBSaver`: threads (short-term memory) on the table
     PURGE = "purge"  # `store.purge()` / `dynamodb-memory purge`: erasing a tenant
+    EXTRACTOR = "extractor"  # the Lambda forming memories from threads (extraction.worker)
+    QUEUE_POLLER = "queue-poller"  # Lambda's SQS event source, with the extractor's role
 
 
 class On(StrEnum):
@@ -44,6 +47,9 @@ class On(StrEnum):
     VECTOR_INDEX = "vector index"
     STREAM = "stream"
     MODEL = "model"
+    CHAT_MODEL = "chat model"
+    QUEUE = "extraction queue"
+    DEAD_LETTERS = "extraction dead-letter queue"
     ANY = "*"  # actions that accept no resource-level permission
 
 
@@ -77,6 +83,17 @@ _WRITE = _on(
     "dynamodb:BatchWriteItem",
 )
 
+# The extractor's table actions, as its recorded requests show them (tests/permissions):
+# ConditionCheckItem is a transaction's check that the run still holds the cursor.
+EXTRACTOR_TABLE_ACTIONS = (
+    "dynamodb:GetItem",
+    "dynamodb:BatchGetItem",
+    "dynamodb:Query",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:ConditionCheckItem",
+)
+
 NEEDS: dict[Component, frozenset[Permission]] = {
     Component.STORE_READ: _READ,
     Component.STORE: _READ | _WRITE,
@@ -92,6 +109,7 @@ NEEDS: dict[Component, frozenset[Permission]] = {
         "dynamodb:Query",
     )
     | _on(On.VECTOR_INDEX, "dynamodb:SearchVectors"),
+    # SendMessage: a thread's new checkpoints, routed to the extraction queue.
     Component.CONSUMER: _on(
         On.TABLE,
         "dynamodb:GetItem",
@@ -100,7 +118,8 @@ NEEDS: dict[Component, frozenset[Permission]] = {
         "dynamodb:UpdateItem",
         "dynamodb:BatchWriteItem",
     )
-    | _on(On.MODEL, "bedrock:InvokeModel"),
+    | _on(On.MODEL, "bedrock:InvokeModel")
+    | _on(On.QUEUE, "sqs:SendMessage"),
     Component.STREAM_POLLER: _on(
         On.STREAM, "dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"
     )
@@ -141,6 +160,18 @@ NEEDS: dict[Component, frozenset[Permission]] = {
         "dynamodb:BatchWriteItem",
         "dynamodb:PutItem",
         "dynamodb:DeleteItem",
+    ),
+    # The extraction worker: the thread (Query, BatchGetItem), its config, cursors, ledger
+    # and budget rows, the memories (the store's writes); Converse, authorized as
+    # InvokeModel on the chat model; the deferred requests back on its queue and the failed
+    # ones on the dead-letter queue.
+    Component.EXTRACTOR: _on(On.TABLE, *EXTRACTOR_TABLE_ACTIONS)
+    | _on(On.CHAT_MODEL, "bedrock:InvokeModel")
+    | _on(On.QUEUE, "sqs:SendMessage")
+    | _on(On.DEAD_LETTERS, "sqs:SendMessage"),
+    # Lambda's SQS event source polls the queue with the function's role.
+    Component.QUEUE_POLLER: _on(
+        On.QUEUE, "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"
     ),
 }
 
@@ -196,6 +227,9 @@ class Resources:
     vector_index: str
     stream_arn: str | None = None
     model_arns: Sequence[str] = ()
+    chat_model_arns: Sequence[str] = ()
+    queue_arn: str | None = None
+    dead_letter_arn: str | None = None
 
     def of(self, on: On) -> list[str]:
         """The ARNs of one kind."""
@@ -213,6 +247,18 @@ class Resources:
             if not self.model_arns:
                 raise ValueError("model ARNs are needed to grant bedrock:InvokeModel")
             return list(self.model_arns)
+        if on is On.CHAT_MODEL:
+            if not self.chat_model_arns:
+                raise ValueError("chat model ARNs are needed to grant extraction's Converse")
+            return list(self.chat_model_arns)
+        if on is On.QUEUE:
+            if self.queue_arn is None:
+                raise ValueError("the extraction queue's ARN is needed to grant its actions")
+            return [self.queue_arn]
+        if on is On.DEAD_LETTERS:
+            if self.dead_letter_arn is None:
+                raise ValueError("the dead-letter queue's ARN is needed to grant its actions")
+            return [self.dead_letter_arn]
         return ["*"]
 
 
@@ -250,4 +296,7 @@ PLACEHOLDERS = Resources(
     vector_index=DEFAULT_INDEX_NAME,
     stream_arn="STREAM_ARN",
     model_arns=("arn:aws:bedrock:REGION::foundation-model/amazon.titan-embed-text-v2:0",),
+    chat_model_arns=("arn:aws:bedrock:REGION::foundation-model/amazon.nova-micro-v1:0",),
+    queue_arn="EXTRACTION_QUEUE_ARN",
+    dead_letter_arn="EXTRACTION_DLQ_ARN",
 )

@@ -15,6 +15,9 @@ matched and every call was denied. Here each names what AWS authorizes against:
 - Bedrock runtime: the model (`arn:<partition>:bedrock:<region>::foundation-model/<id>`,
   or the ARN given: a foundation model's or an inference profile's).
 
+Requests AWS authorizes as another action are checked as that one (`AUTHORIZED_AS`):
+Converse as `bedrock:InvokeModel`, SQS's batch requests as their single-message action.
+
 A denial is answered as AWS answers it: `AccessDeniedException`, naming the principal,
 the action and the resource. moto evaluates no condition keys (`dynamodb:LeadingKeys`,
 ...): a statement's conditions never stop it from applying.
@@ -111,6 +114,33 @@ HANDLERS: tuple[tuple[type[Any], Resources, str, int], ...] = (
 )
 
 
+# What AWS authorizes these requests as (service authorization reference: Converse needs
+# bedrock:InvokeModel; an SQS batch needs the action of its single-message request).
+AUTHORIZED_AS = {
+    "Converse": "InvokeModel",
+    "ConverseStream": "InvokeModelWithResponseStream",
+    "SendMessageBatch": "SendMessage",
+    "DeleteMessageBatch": "DeleteMessage",
+    "ChangeMessageVisibilityBatch": "ChangeMessageVisibility",
+}
+
+
+def as_authorized(original: Callable[[Any, str], None]) -> Callable[[Any, str], None]:
+    """moto's authorization of a request under the action AWS authorizes it as."""
+
+    def authorize(self: Any, resource: str = "*") -> None:
+        action = self._get_action()
+        if action not in AUTHORIZED_AS:
+            return original(self, resource)
+        self._get_action = lambda: AUTHORIZED_AS[action]
+        try:
+            return original(self, resource)
+        finally:
+            del self._get_action
+
+    return authorize
+
+
 check_targets(
     [
         (ActionAuthenticatorMixin, "request_count", ()),
@@ -164,6 +194,6 @@ def authorize_each(resources: Resources, prefix: str, status: int) -> Callable[[
                     status=status,
                 ) from None
 
-        return authorize
+        return as_authorized(authorize)
 
     return wrap

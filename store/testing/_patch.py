@@ -36,6 +36,7 @@ from moto.dynamodb.models.table import LocalSecondaryIndex, Table
 from moto.dynamodb.responses import DynamoHandler, DynamoResult
 from moto.dynamodbstreams import urls as streams_urls
 from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
+from moto.sqs.responses import SQSResponse
 
 from . import _capacity as capacity
 from . import _collections as lsi
@@ -465,6 +466,7 @@ PATCHES: tuple[tuple[Any, str, tuple[str, ...], Callable[[Any], Any]], ...] = (
         (handler, _iam.AUTHORIZE, ("self", "resource"), _iam.authorize_each(found, prefix, code))
         for handler, found, prefix, code in _iam.HANDLERS
     ),
+    (SQSResponse, _iam.AUTHORIZE, ("self", "resource"), _iam.as_authorized),
 )
 check_targets(
     [

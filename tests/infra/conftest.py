@@ -36,9 +36,10 @@ class Synthesized:
         found: dict[str, Any] = self.template.find_resources(kind)
         return found
 
-    def one(self, kind: str) -> dict[str, Any]:
-        found = self.resources(kind)
-        assert len(found) == 1, f"expected one {kind}, found {list(found)}"
+    def one(self, kind: str, named: str = "") -> dict[str, Any]:
+        """The only resource of `kind` whose logical id holds `named`."""
+        found = {k: v for k, v in self.resources(kind).items() if named in k}
+        assert len(found) == 1, f"expected one {kind} named {named!r}, found {list(found)}"
         return next(iter(found.values()))
 
     def validation_report(self) -> dict[str, Any]:

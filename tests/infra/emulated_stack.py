@@ -67,9 +67,10 @@ class EmulatedStack:
             if resource["Type"] == kind
         }
 
-    def one(self, kind: str) -> tuple[str, dict[str, Any]]:
-        """The only resource of one type: its logical id and properties."""
-        [found] = self.resources(kind).items()
+    def one(self, kind: str, named: str = "") -> tuple[str, dict[str, Any]]:
+        """The only resource of one type whose logical id holds `named`: its logical id
+        and properties."""
+        [found] = [(k, v) for k, v in self.resources(kind).items() if named in k]
         return found
 
     def resolve(self, value: Any) -> Any:

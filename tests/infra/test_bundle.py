@@ -262,5 +262,6 @@ def test_without_an_interpreter_of_the_runtime_python_the_asset_has_no_bytecode_
     message = no_bytecode_warning(PYTHON)
     assert message in stderr
     assert [path for path, text in warnings(tmp_path) if message in text] == [
-        "/LangGraphMemory/Memory/Embedder"
+        "/LangGraphMemory/Memory/Embedder",
+        "/LangGraphMemory/Memory/Extractor",
     ], warnings(tmp_path)

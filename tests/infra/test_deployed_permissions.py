@@ -111,8 +111,8 @@ def test_every_principal_works_with_its_own_role(
     with mock_aws():
         stack = deploy(synthesized.template.to_json())
         table = stack.resolve(synthesized.stack.resolve(config["table_name"]))
-        _, function = stack.one("AWS::Lambda::Function")
-        _, mapping = stack.one("AWS::Lambda::EventSourceMapping")
+        _, function = stack.one("AWS::Lambda::Function", "Embedder")
+        _, mapping = stack.one("AWS::Lambda::EventSourceMapping", "EmbedPending")
         sessions = {
             name: stack.session(f"arn:aws:iam::{ACCOUNT}:role/{name}")
             for name in (APP, READER, TENANT_ROLE)

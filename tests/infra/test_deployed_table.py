@@ -21,8 +21,8 @@ def test_store_accepts_the_deployed_table_and_the_consumer_embeds(
 ) -> None:
     backend = synthesized.stack.backend
     table = synthesized.one("AWS::DynamoDB::Table")["Properties"]
-    function = synthesized.one("AWS::Lambda::Function")["Properties"]
-    mapping = synthesized.one("AWS::Lambda::EventSourceMapping")["Properties"]
+    function = synthesized.one("AWS::Lambda::Function", "Embedder")["Properties"]
+    mapping = synthesized.one("AWS::Lambda::EventSourceMapping", "EmbedPending")["Properties"]
     config = backend.store_config()
     settings = backend.settings
     with mock_aws():

@@ -15,10 +15,12 @@ from infra.settings import MemorySettings
 from .conftest import Synthesized
 
 
-def statements(synth: Synthesized) -> list[dict[str, Any]]:
+def statements(synth: Synthesized, role: str = "") -> list[dict[str, Any]]:
+    """The statements of the policies attached to roles whose logical id holds `role`."""
     found = []
     for policy in synth.resources("AWS::IAM::Policy").values():
-        found.extend(policy["Properties"]["PolicyDocument"]["Statement"])
+        if role in json.dumps(policy["Properties"]["Roles"]):
+            found.extend(policy["Properties"]["PolicyDocument"]["Statement"])
     return found
 
 
@@ -81,7 +83,7 @@ def test_context_settings_reach_the_index_and_the_consumer(customized: Synthesiz
         {"AttributeName": "filter_lang", "SearchSchemaElementType": "INLINE_FILTER"},
     ]
     assert {"AttributeName": "filter_kind", "AttributeType": "S"} in props["AttributeDefinitions"]
-    function = customized.one("AWS::Lambda::Function")["Properties"]
+    function = customized.one("AWS::Lambda::Function", "Embedder")["Properties"]
     env = function["Environment"]["Variables"]
     assert env["INDEX_NAME"] == "notes-index"
     assert env["EMBEDDING_MODEL_ID"] == "us.amazon.titan-embed-text-v2:0"
@@ -99,7 +101,7 @@ def test_context_settings_reach_the_index_and_the_consumer(customized: Synthesiz
 
 
 def test_consumer_runs_the_handler_on_arm64(synthesized: Synthesized) -> None:
-    function = synthesized.one("AWS::Lambda::Function")["Properties"]
+    function = synthesized.one("AWS::Lambda::Function", "Embedder")["Properties"]
     assert function["Architectures"] == ["arm64"]
     assert function["Runtime"].startswith("python3.")
     assert function["Handler"] == "embedder.handler.handler"
@@ -115,22 +117,24 @@ def test_consumer_runs_the_handler_on_arm64(synthesized: Synthesized) -> None:
 def test_tracing_is_off_by_default_and_on_with_context(
     synthesized: Synthesized, customized: Synthesized
 ) -> None:
-    off = synthesized.one("AWS::Lambda::Function")["Properties"]
+    off = synthesized.one("AWS::Lambda::Function", "Embedder")["Properties"]
     assert "TracingConfig" not in off
     assert off["Environment"]["Variables"]["TRACING"] == "false"
-    on = customized.one("AWS::Lambda::Function")["Properties"]
+    on = customized.one("AWS::Lambda::Function", "Embedder")["Properties"]
     assert on["TracingConfig"] == {"Mode": "Active"}
     assert on["Environment"]["Variables"]["TRACING"] == "true"
     xray = [s for s in statements(customized) if actions(s)[0].startswith("xray:")]
     assert [sorted(actions(s)) for s in xray] == [
         ["xray:PutTelemetryRecords", "xray:PutTraceSegments"]
-    ]
+    ] * 2  # the consumer's and the extractor's
+    extractor = customized.one("AWS::Lambda::Function", "Extractor")["Properties"]
+    assert extractor["TracingConfig"] == {"Mode": "Active"}
     assert not [s for s in statements(synthesized) if actions(s)[0].startswith("xray:")]
 
 
 def test_event_source_mapping(synthesized: Synthesized) -> None:
-    mapping = synthesized.one("AWS::Lambda::EventSourceMapping")["Properties"]
-    assert mapping["FilterCriteria"] == filter_criteria()
+    mapping = synthesized.one("AWS::Lambda::EventSourceMapping", "EmbedPending")["Properties"]
+    assert mapping["FilterCriteria"] == filter_criteria(extraction=True)
     assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
     assert mapping["BisectBatchOnFunctionError"] is True
     assert 0 < mapping["MaximumRetryAttempts"] <= 10
@@ -140,17 +144,19 @@ def test_event_source_mapping(synthesized: Synthesized) -> None:
     assert mapping["StartingPosition"] == "TRIM_HORIZON"
     assert "StreamArn" in json.dumps(mapping["EventSourceArn"])
     queue_id = synthesized.template.find_resources("AWS::SQS::Queue")
-    [queue_logical_id] = queue_id
+    [queue_logical_id] = [name for name in queue_id if "EmbedFailures" in name]
     assert mapping["DestinationConfig"]["OnFailure"]["Destination"] == {
         "Fn::GetAtt": [queue_logical_id, "Arn"]
     }
 
 
 def test_dlq_is_encrypted_and_ssl_only(synthesized: Synthesized) -> None:
-    queue = synthesized.one("AWS::SQS::Queue")["Properties"]
+    queue = synthesized.one("AWS::SQS::Queue", "EmbedFailures")["Properties"]
     assert queue["SqsManagedSseEnabled"] is True
     assert queue["MessageRetentionPeriod"] == 14 * 24 * 3600
-    policy = synthesized.one("AWS::SQS::QueuePolicy")["Properties"]["PolicyDocument"]
+    policy = synthesized.one("AWS::SQS::QueuePolicy", "EmbedFailures")["Properties"][
+        "PolicyDocument"
+    ]
     assert any(
         s["Effect"] == "Deny" and s["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
         for s in policy["Statement"]
@@ -163,11 +169,19 @@ def test_no_wildcard_actions_and_bedrock_scoped_to_the_model(synthesized: Synthe
     for statement in found:
         for action in actions(statement):
             assert "*" not in action, statement
-    bedrock = [s for s in found if any(a.startswith("bedrock:") for a in actions(s))]
-    assert [actions(s) for s in bedrock] == [["bedrock:InvokeModel"]]
-    resource = json.dumps(bedrock[0]["Resource"])
-    assert "::foundation-model/amazon.titan-embed-text-v2:0" in resource
-    assert resource.count("foundation-model") == 1
+    for role, model in (
+        ("Embedder", "amazon.titan-embed-text-v2:0"),
+        ("Extractor", "amazon.nova-micro-v1:0"),  # the chat model extraction calls
+    ):
+        bedrock = [
+            s
+            for s in statements(synthesized, role)
+            if any(a.startswith("bedrock:") for a in actions(s))
+        ]
+        assert [actions(s) for s in bedrock] == [["bedrock:InvokeModel"]]
+        resource = json.dumps(bedrock[0]["Resource"])
+        assert f"::foundation-model/{model}" in resource
+        assert resource.count("foundation-model") == 1
 
 
 def test_dynamodb_actions_only_on_this_table(synthesized: Synthesized) -> None:
@@ -185,7 +199,9 @@ def test_inference_profile_grants_the_profile_and_its_model_through_it(
     customized: Synthesized,
 ) -> None:
     bedrock = [
-        s for s in statements(customized) if any(a.startswith("bedrock:") for a in actions(s))
+        s
+        for s in statements(customized, "EmbedderRole")
+        if any(a.startswith("bedrock:") for a in actions(s))
     ]
     assert len(bedrock) == 2
     profile = json.dumps(bedrock[0]["Resource"])
@@ -202,7 +218,15 @@ def test_inference_profile_grants_the_profile_and_its_model_through_it(
 def test_alarms(synthesized: Synthesized) -> None:
     alarms = synthesized.resources("AWS::CloudWatch::Alarm").values()
     metrics = sorted(a["Properties"]["MetricName"] for a in alarms)
-    assert metrics == ["ApproximateNumberOfMessagesVisible", "Errors", "IteratorAge", "Throttles"]
+    assert metrics == [
+        "ApproximateAgeOfOldestMessage",  # the extraction queue's
+        "ApproximateNumberOfMessagesVisible",  # the consumer's DLQ
+        "ApproximateNumberOfMessagesVisible",  # the extraction DLQ
+        "Errors",  # the consumer's
+        "Errors",  # the extractor's
+        "IteratorAge",
+        "Throttles",
+    ]
     topic_id = next(iter(synthesized.resources("AWS::SNS::Topic")))
     for alarm in alarms:
         assert alarm["Properties"]["AlarmActions"] == [{"Ref": topic_id}]
@@ -229,12 +253,20 @@ def test_alarm_topic_is_encrypted_with_a_key_only_these_alarms_may_use(
     )
     assert names == [
         f"LangGraphMemory-Memory-{name}"
-        for name in ("DlqDepth", "Errors", "IteratorAge", "Throttles")
+        for name in (
+            "DlqDepth",
+            "Errors",
+            "ExtractionAge",
+            "ExtractionDlqDepth",
+            "ExtractionErrors",
+            "IteratorAge",
+            "Throttles",
+        )
     ]
     arns = json.dumps(condition["ArnEquals"]["aws:SourceArn"])
     for name in names:
         assert f":alarm:{name}" in arns
-    assert arns.count(":alarm:") == 4
+    assert arns.count(":alarm:") == 7
 
 
 def test_alarm_email_subscribes_to_the_topic(customized: Synthesized) -> None:

@@ -14,9 +14,12 @@ import pytest
 from botocore.client import BaseClient
 from langgraph.store.dynamodb.table.permissions import On, Permission
 from langgraph.store.dynamodb.table.schema import GROUPS_PK, META_PK, PK, RECENCY_INDEX
-from langgraph.store.dynamodb.testing._iam import TRANSACT_ACTIONS
+from langgraph.store.dynamodb.testing._iam import AUTHORIZED_AS, TRANSACT_ACTIONS
 
 SHARED_PARTITIONS = frozenset({GROUPS_PK, META_PK})
+# The tests' extraction dead-letter queue ends with this (any other queue is the
+# extraction queue).
+DEAD_LETTERS = "-dead-letters"
 
 
 @dataclass(frozen=True)
@@ -29,9 +32,14 @@ class Call:
 
     @property
     def permission(self) -> Permission:
-        action = f"{self.prefix}:{self.operation}"
+        action = f"{self.prefix}:{AUTHORIZED_AS.get(self.operation, self.operation)}"
+        if self.prefix == "bedrock" and self.operation == "Converse":
+            return Permission(action, On.CHAT_MODEL)
         if self.prefix == "bedrock":
             return Permission(action, On.MODEL)
+        if self.prefix == "sqs":
+            dead = str(self.params.get("QueueUrl", "")).endswith(DEAD_LETTERS)
+            return Permission(action, On.DEAD_LETTERS if dead else On.QUEUE)
         if self.operation == "ListStreams":
             return Permission(action, On.ANY)
         if "StreamArn" in self.params or "ShardIterator" in self.params:

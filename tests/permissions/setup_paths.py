@@ -116,4 +116,6 @@ SETUP_OF: dict[Component, Callable[[boto3.Session], None] | None] = {
     Component.REINDEX: None,  # `reindex(store)`: the app's store, set up by the app
     Component.MIGRATION: None,  # `copy_table(client, ...)`: tables set up beforehand
     Component.PURGE: None,  # `store.purge` / `dynamodb-memory purge`: never calls setup()
+    Component.EXTRACTOR: None,  # the Lambda handler: no setup()
+    Component.QUEUE_POLLER: None,  # Lambda's own poller
 }

@@ -19,9 +19,11 @@ from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
 from langgraph.store.dynamodb import DynamoDBStore, reindex
 from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
+from langgraph.store.dynamodb.extraction import ExtractionConfig, SemanticFacts, Trigger
+from langgraph.store.dynamodb.extraction.worker import worker_from_env
 from langgraph.store.dynamodb.items.index_config import parse_index_shape
 from langgraph.store.dynamodb.jobs.migration import copy_table
-from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS, consumer_from_env
+from langgraph.store.dynamodb.stream.consumer import EXTRACTION_PATTERNS, consumer_from_env
 from langgraph.store.dynamodb.table.permissions import (
     KEYED_ACTIONS,
     NEEDS,
@@ -32,12 +34,15 @@ from langgraph.store.dynamodb.table.permissions import (
 )
 from langgraph.store.dynamodb.table.table_spec import table_spec, ttl_spec
 from langgraph.store.dynamodb.testing import drain_stream, expire_ttl_items, mock_aws
+from langgraph.store.dynamodb.testing.queues import advance_queue, drain_queue, sqs_record
 
+from tests.checkpoint.graphs import chat_graph, say
 from tests.checkpoint.workload import use_threads
+from tests.extraction.test_worker import BrokenModel
 from tests.fault.layer import UNPROCESSED, FaultLayer
 from tests.support import FakeClock
 
-from .recorder import SHARED_PARTITIONS, Call, Recorder
+from .recorder import DEAD_LETTERS, SHARED_PARTITIONS, Call, Recorder
 from .setup_paths import SETUP_OF
 from .setup_paths import deployed_table as pinned_table
 
@@ -207,14 +212,19 @@ def test_the_stream_consumer_sends_only_what_it_declares(
 ) -> None:
     admin_setup(embed_on="stream", fields=["text", "summary"])
     app = store(index=index(embed_on="stream", fields=["text", "summary"]))
+    queue = boto3.client("sqs", region_name=REGION).create_queue(QueueName="extraction")
     consumer = consumer_from_env(
         {
             "TABLE_NAME": TABLE,
             "EMBEDDING_MODEL_ID": MODEL,
             "EMBEDDING_DIMS": str(DIMS),
             "AWS_REGION": REGION,
+            "EXTRACTION_QUEUE_URL": queue["QueueUrl"],
         }
     )
+    with DynamoDBSaver(TABLE, region_name=REGION, tenant_key="tenant") as saver:
+        config = {"configurable": {"thread_id": "t", "tenant": "acme"}}
+        chat_graph(saver).invoke(say("hi"), config)  # a new checkpoint: routed
     app.put(NS, "one", note(1))
     app.put(NS, "multi", {**note(2), "summary": "proxy"})  # two vectors: extra rows
     app.put(NS, "ttl", note(3), ttl=1)
@@ -237,7 +247,7 @@ def test_the_stream_consumer_sends_only_what_it_declares(
 
 
 def drain(consumer: Any) -> None:
-    report = drain_stream(TABLE, consumer.handle, filter_patterns=FILTER_PATTERNS)
+    report = drain_stream(TABLE, consumer.handle, filter_patterns=EXTRACTION_PATTERNS)
     assert report.ok, report
 
 
@@ -348,3 +358,81 @@ def test_each_components_setup_sends_only_what_it_declares(
     used = frozenset().union(*(c.permissions for c in calls))
     undeclared = sorted(used - NEEDS[component])
     assert not undeclared, f"{component}'s setup() needs {undeclared}, not in NEEDS"
+
+
+def extraction_queues() -> tuple[str, str]:
+    """The extraction queue and its dead-letter queue, as the stack deploys them."""
+    sqs = boto3.client("sqs", region_name=REGION)
+    dead = sqs.create_queue(QueueName=f"extraction{DEAD_LETTERS}")["QueueUrl"]
+    return sqs.create_queue(QueueName="extraction")["QueueUrl"], dead
+
+
+def received(queue: str) -> dict[str, Any]:
+    """The queue's messages as the SQS event Lambda hands the extractor (not recorded)."""
+    sqs = boto3.client("sqs", region_name=REGION)
+    arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]
+    messages = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10)["Messages"]
+    for message in messages:
+        sqs.delete_message(QueueUrl=queue, ReceiptHandle=message["ReceiptHandle"])
+    return {"Records": [sqs_record(m, arn["QueueArn"], REGION) for m in messages]}
+
+
+def test_the_extractor_sends_only_what_it_declares(recorder: Recorder, clock: FakeClock) -> None:
+    admin_setup()
+    queue, dead = extraction_queues()
+    env = {
+        "TABLE_NAME": TABLE,
+        "EXTRACTION_QUEUE_URL": queue,
+        "EXTRACTION_DLQ_URL": dead,
+        "EMBEDDING_MODEL_ID": MODEL,
+        "EMBEDDING_DIMS": str(DIMS),
+        "EMBEDDING_FIELDS": "text",
+        "THREAD_TENANT_KEY": "tenant",
+    }
+    worker = worker_from_env(env)
+    facts = SemanticFacts(name="facts", namespace=("memories", "{tenant}", "{thread_id}"))
+    later = SemanticFacts(
+        name="later", namespace=("memories", "{tenant}", "later"), trigger=Trigger(idle_seconds=60)
+    )
+    worker.extractor.set_config(ExtractionConfig(strategies=[facts, later]))
+    consumer = consumer_from_env({"TABLE_NAME": TABLE, "EXTRACTION_QUEUE_URL": queue})
+    with DynamoDBSaver(TABLE, region_name=REGION, tenant_key="tenant") as saver:
+        graph = chat_graph(saver)
+        for thread in ("t1", "t2"):
+            config = {"configurable": {"thread_id": thread, "tenant": "acme"}}
+            graph.invoke(say("I prefer green tea. My dog is Rex."), config)
+        drain(consumer)
+        event = received(queue)
+        with recorder.recording() as calls:
+            worker.handle(event)  # facts now; `later` deferred on the queue
+        clock.advance(61)
+        advance_queue(queue, 61)
+        broken = worker_from_env(env)
+        broken.extractor._model = BrokenModel()
+        graph.invoke(
+            say("I live in Oslo."), {"configurable": {"thread_id": "t1", "tenant": "acme"}}
+        )
+        drain(consumer)
+        event = received(queue)
+        with recorder.recording():
+            broken.handle(event)  # the model fails for good: dead-lettered
+    check(Component.EXTRACTOR, calls)
+
+
+def test_lambdas_queue_poller_sends_only_what_it_declares(recorder: Recorder) -> None:
+    queue, _ = extraction_queues()
+    sqs = boto3.client("sqs", region_name=REGION)
+    for n in range(3):
+        sqs.send_message(QueueUrl=queue, MessageBody=f"request {n}")
+    failed: list[str] = []
+
+    def fail_once(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        first = event["Records"][0]["messageId"]
+        failures = [] if first in failed else [{"itemIdentifier": first}]
+        failed.append(first)
+        return {"batchItemFailures": failures}
+
+    with recorder.recording() as calls:
+        report = drain_queue(queue, fail_once)
+    assert report.delivered == 3 and report.retries == 1
+    check(Component.QUEUE_POLLER, calls)

@@ -45,11 +45,17 @@ def test_the_cli_prints_a_policy_with_the_given_arns() -> None:
     printed = json.loads(result.output)
     assert printed == policy(
         Component.CONSUMER,
-        Resources(table_arn=table, vector_index="memory-vectors", model_arns=(model,)),
+        Resources(
+            table_arn=table,
+            vector_index="memory-vectors",
+            model_arns=(model,),
+            queue_arn=PLACEHOLDERS.queue_arn,
+        ),
     )
     granted = {a for s in printed["Statement"] for a in s["Action"]}
     assert "dynamodb:BatchWriteItem" in granted  # multi-vector items
     assert not granted & {"dynamodb:Scan", "dynamodb:DeleteItem", "dynamodb:CreateTable"}
+    assert "sqs:SendMessage" in granted  # new checkpoints, routed to extraction
 
 
 def test_the_tenant_policy_grants_what_the_store_needs() -> None:

@@ -51,6 +51,7 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
         "demo/__main__.py": {"dims", "fields"},
         "embedders/bedrock_models.py": {"dims"},
         "embedders/build.py": {"dims"},
+        "extraction/worker.py": {"dims", "fields"},
         "items/index_config.py": {"dims", "fields", "filter_fields"},
         "memory/config.py": {"dims", "fields"},
     },
@@ -64,6 +65,7 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
     },
     "a prefix rule of Lambda's event filtering": {
         "stream/consumer.py": {"prefix"},
+        "stream/router.py": {"prefix"},
         "stream/event_filter.py": {"prefix"},
     },
     "Python attributes of an embedder, a regular expression's group, an IAM resource kind": {

@@ -1,4 +1,5 @@
-"""AWS X-Ray tracing of the stream consumer with Powertools' `Tracer`, only when asked for.
+"""AWS X-Ray tracing of the Lambdas (the stream consumer, the extraction worker) with
+Powertools' `Tracer`, only when asked for.
 
 Off (the default) nothing is built: Powertools' `Tracer()` imports `aws_xray_sdk.core` and
 patches the SDK even when it then finds itself disabled, so it is never constructed, and

@@ -1,0 +1,25 @@
+"""Lambda entry point of the extraction worker: all logic lives in the library.
+
+Configured by the CDK stack through environment variables (see
+`langgraph.store.dynamodb.extraction.worker.worker_from_env`); its event source is the
+extraction queue the stream consumer fills.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from langgraph.store.dynamodb.extraction.worker import ExtractionWorker, worker_from_env
+
+
+@cache
+def _worker() -> ExtractionWorker:
+    return worker_from_env()
+
+
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """Run the threads a batch of extraction requests names; answers with Lambda's
+    partial batch failures."""
+    response: dict[str, Any] = _worker().handle(event, context)
+    return response

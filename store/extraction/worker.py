@@ -1,0 +1,278 @@
+"""The extraction Lambda's logic: it reads the extraction queue (`table.extraction_queue`),
+which the stream consumer fills with one request per thread that has new checkpoints, and
+runs each thread's extraction (`Extractor.run`). `lambdas/extractor` holds only the handler.
+
+Per batch, each thread runs once (its requests fold into that run), threads concurrently.
+A run whose trigger is not due yet (the idle trigger), whose cursor another run holds, or
+whose tenant spent its daily budget asks to run again later (`RunReport.retry_after`): the
+request goes back on the queue delayed that long, at most 900 s a hop (the debounce). A
+permanent failure (`ExtractionError`: malformed answers, a refused model) goes to the
+dead-letter queue at once, naming the thread, the checkpoint and why; any other error
+fails the record alone (Powertools' `BatchProcessor`): SQS delivers it again and, after
+the queue's `maxReceiveCount`, its redrive policy moves it to the same dead-letter queue,
+whose messages name the thread and checkpoint as well.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import boto3
+from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.batch import (
+    BatchProcessor,
+    EventType,
+    process_partial_response,
+)
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from langgraph.checkpoint.dynamodb import DynamoDBSaver
+from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
+from langgraph.store.dynamodb.memory.store import DynamoDBStore
+from langgraph.store.dynamodb.table.extraction_queue import (
+    ExtractionRequest,
+    message,
+)
+from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
+from langgraph.store.dynamodb.table.tracing import Tracing
+from langgraph.store.dynamodb.table.usage import UsageLogSink
+
+from .errors import ExtractionError
+from .extractor import Extractor, RunReport
+
+SERVICE = "memory-extractor"
+logger = Logger(service=SERVICE)
+metrics = Metrics(
+    namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "LangGraphMemory"), service=SERVICE
+)
+# Threads of one batch run at once (a batch holds at most 10 messages).
+CONCURRENCY = 10
+
+
+class Outcome(StrEnum):
+    """What the worker did with a request that did not fail."""
+
+    EXTRACTED = "extracted"  # the run is done: every due strategy caught up
+    DEFERRED = "deferred"  # sent back to the queue, delayed until the run is due
+    FOLDED = "folded"  # another request of the same thread in the batch ran for it
+    DEAD_LETTERED = "dead-lettered"  # failed for good: on the dead-letter queue
+
+
+@dataclass(frozen=True)
+class _Done:
+    outcome: Outcome | Exception
+    report: RunReport | None = None
+
+
+class ExtractionWorker:
+    """Runs the threads an SQS batch of extraction requests names, through `extractor`.
+    `sqs` sends the deferred requests back to `queue_url` and the failed ones to
+    `dead_letter_url`. With `tracing`, X-Ray traces each batch."""
+
+    def __init__(
+        self,
+        extractor: Extractor,
+        *,
+        queue_url: str,
+        dead_letter_url: str,
+        sqs: Any = None,
+        tracing: bool = False,
+    ) -> None:
+        self.extractor = extractor
+        self.queue_url = queue_url
+        self.dead_letter_url = dead_letter_url
+        self._sqs = sqs or boto3.Session().client(
+            "sqs", region_name=extractor.store._client.meta.region_name
+        )
+        self._tracing = Tracing(tracing, SERVICE)
+        self._traced_handle = self._tracing.capture(self._handle)
+
+    def handle(self, event: Mapping[str, Any], context: Any = None) -> dict[str, Any]:
+        """Process an SQS batch; returns Lambda's partial batch response."""
+        response: dict[str, Any] = self._traced_handle(event, context)
+        return response
+
+    def _handle(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
+        records = list(event.get("Records", []))
+        done = self.process(records)
+
+        def record_handler(record: SQSRecord) -> str:
+            outcome = done[record.message_id].outcome
+            if isinstance(outcome, Exception):
+                raise outcome
+            return outcome.value
+
+        processor = BatchProcessor(event_type=EventType.SQS)
+        response = process_partial_response(
+            event=dict(event), record_handler=record_handler, processor=processor, context=context
+        )
+        self._report(done)
+        return dict(response)
+
+    def process(self, records: list[Mapping[str, Any]]) -> dict[str, _Done]:
+        """Each record's outcome (and its thread's run), by message id."""
+        done: dict[str, _Done] = {}
+        threads: dict[tuple[str, str], list[tuple[str, ExtractionRequest]]] = {}
+        for record in records:
+            message_id = str(record["messageId"])
+            try:
+                request = ExtractionRequest.parse(str(record["body"]))
+            except ValueError as error:
+                done[message_id] = _Done(self._dead_letter_body(str(record["body"]), str(error)))
+                continue
+            threads.setdefault((request.tenant, request.thread_id), []).append(
+                (message_id, request)
+            )
+        groups = list(threads.values())
+        workers = max(1, min(CONCURRENCY, len(groups)))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(self._run, [group[-1][1] for group in groups]))
+        for group, result in zip(groups, results, strict=True):
+            (first_id, _), *rest = group
+            done[first_id] = result
+            for message_id, _ in rest:
+                folded = result.outcome if isinstance(result.outcome, Exception) else Outcome.FOLDED
+                done[message_id] = _Done(folded)
+        return done
+
+    def _run(self, request: ExtractionRequest) -> _Done:
+        """Run one thread: done, deferred, dead-lettered, or the error to retry on."""
+        try:
+            with self._tracing.span("extract"):
+                report = self.extractor.run(request.tenant, request.thread_id)
+        except ExtractionError as error:
+            logger.error(
+                "Extraction failed for good",
+                extra={"request": request.body()},
+                exc_info=error,
+            )
+            return _Done(self._dead_letter(request.dead(error.reason)))
+        except Exception as error:
+            return _Done(error)
+        if report.retry_after is None:
+            return _Done(Outcome.EXTRACTED, report)
+        try:
+            self._sqs.send_message(
+                QueueUrl=self.queue_url,
+                **message(request, report.retry_after),
+            )
+        except Exception as error:
+            return _Done(error, report)
+        return _Done(Outcome.DEFERRED, report)
+
+    def _dead_letter(self, request: ExtractionRequest) -> Outcome | Exception:
+        try:
+            self._sqs.send_message(QueueUrl=self.dead_letter_url, **message(request))
+        except Exception as error:
+            return error
+        return Outcome.DEAD_LETTERED
+
+    def _dead_letter_body(self, body: str, reason: str) -> Outcome | Exception:
+        """A message that is no extraction request: to the dead-letter queue as it came."""
+        try:
+            self._sqs.send_message(
+                QueueUrl=self.dead_letter_url,
+                MessageBody=body,
+                MessageAttributes={"reason": {"DataType": "String", "StringValue": reason}},
+            )
+        except Exception as error:
+            return error
+        return Outcome.DEAD_LETTERED
+
+    def _report(self, done: dict[str, _Done]) -> None:
+        reports = [d.report for d in done.values() if d.report is not None]
+        runs = [run for report in reports for run in report.runs]
+        counts = {outcome: 0 for outcome in Outcome}
+        failed = 0
+        for entry in done.values():
+            if isinstance(entry.outcome, Exception):
+                failed += 1
+            else:
+                counts[entry.outcome] += 1
+        figures = {
+            "Requests": len(done),
+            "ThreadsExtracted": counts[Outcome.EXTRACTED],
+            "ThreadsDeferred": counts[Outcome.DEFERRED],
+            "RequestsFolded": counts[Outcome.FOLDED],
+            "DeadLettered": counts[Outcome.DEAD_LETTERED],
+            "RequestsFailed": failed,
+            "MemoriesWritten": sum(len(run.written) for run in runs),
+            "ModelCalls": sum(run.model_calls for run in runs),
+            "InputTokens": sum(run.input_tokens for run in runs),
+            "OutputTokens": sum(run.output_tokens for run in runs),
+        }
+        for name, value in figures.items():
+            metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+        metrics.flush_metrics()
+        for entry in done.values():
+            if isinstance(entry.outcome, Exception):
+                logger.warning("Extraction request failed; SQS retries it", exc_info=entry.outcome)
+        logger.info("Extraction batch done", extra=figures)
+
+
+def worker_env(
+    table_name: str,
+    *,
+    queue_url: str,
+    dead_letter_url: str,
+    index_name: str,
+    embedding_model_id: str,
+    dims: int,
+    normalize: bool,
+    fields: tuple[str, ...],
+    tenant_key: str,
+    tracing: bool = False,
+) -> dict[str, str]:
+    """The environment `worker_from_env` reads, as the CDK stack sets it on the Lambda."""
+    return {
+        "TABLE_NAME": table_name,
+        "EXTRACTION_QUEUE_URL": queue_url,
+        "EXTRACTION_DLQ_URL": dead_letter_url,
+        "INDEX_NAME": index_name,
+        "EMBEDDING_MODEL_ID": embedding_model_id,
+        "EMBEDDING_DIMS": str(dims),
+        "EMBEDDING_NORMALIZE": str(normalize).lower(),
+        "EMBEDDING_FIELDS": ",".join(fields),
+        "THREAD_TENANT_KEY": tenant_key,
+        "TRACING": str(tracing).lower(),
+    }
+
+
+def worker_from_env(env: Mapping[str, str] | None = None) -> ExtractionWorker:
+    """A worker configured the way the CDK stack configures the Lambda (`worker_env`): the
+    store writes memories with `embed_on="stream"` (the stream consumer embeds them, as any
+    write) and embeds the queries consolidation searches with; the saver reads threads
+    keyed by `THREAD_TENANT_KEY`; the chat models are Bedrock's (`ChatBedrockConverse`).
+    Usage per tenant goes to the log as JSON (`usage.UsageLogSink`)."""
+    env = os.environ if env is None else env
+    missing = [
+        name
+        for name in ("TABLE_NAME", "EXTRACTION_QUEUE_URL", "EXTRACTION_DLQ_URL")
+        if not env.get(name)
+    ]
+    if missing:
+        raise ValueError(f"Set {', '.join(missing)}: the extraction worker needs them.")
+    table = env["TABLE_NAME"]
+    dims = int(env.get("EMBEDDING_DIMS") or 1024)
+    model = env.get("EMBEDDING_MODEL_ID") or "amazon.titan-embed-text-v2:0"
+    normalize = env.get("EMBEDDING_NORMALIZE", "false").lower() == "true"
+    index = {
+        "dims": dims,
+        "embed": bedrock_embeddings(model, dims, normalize),
+        "fields": (env.get("EMBEDDING_FIELDS") or "$").split(","),
+        "index_name": env.get("INDEX_NAME") or DEFAULT_INDEX_NAME,
+        "embed_on": "stream",
+    }
+    store = DynamoDBStore(table, index=index, on_usage=UsageLogSink())  # type: ignore[arg-type]
+    saver = DynamoDBSaver(table, tenant_key=env.get("THREAD_TENANT_KEY") or None)
+    return ExtractionWorker(
+        Extractor(store, saver),
+        queue_url=env["EXTRACTION_QUEUE_URL"],
+        dead_letter_url=env["EXTRACTION_DLQ_URL"],
+        tracing=env.get("TRACING", "false").lower() == "true",
+    )

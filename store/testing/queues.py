@@ -1,0 +1,192 @@
+"""Drive a Lambda's SQS event source from an emulated queue.
+
+:func:`drain_queue` delivers a queue's messages to a handler in Lambda's SQS event shape,
+one invocation at a time, with Lambda's semantics: a handler answering
+``{"batchItemFailures": [{"itemIdentifier": <messageId>}]}`` has the other messages
+deleted and those retried; an exception retries the whole batch; the queue's redrive
+policy moves a message received ``maxReceiveCount`` times to its dead-letter queue, as
+SQS does. A failed message is retried at once (Lambda waits out its visibility timeout):
+messages are received with a visibility timeout of 0 and one batch is handled at a time.
+Messages sent with ``DelaySeconds`` wait as on SQS, in real time; :func:`advance_queue`
+moves a queue's time forward (a test whose clock is fake advances both).
+:func:`run_queue` does the same continuously in a background thread (``serve``, the demo).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import boto3
+from moto.sqs.models import sqs_backends
+
+from .streams import LambdaContext
+
+__all__ = [
+    "BackgroundQueue",
+    "QueueReport",
+    "advance_queue",
+    "drain_queue",
+    "run_queue",
+    "sqs_record",
+]
+
+Handler = Callable[[dict[str, Any], Any], Any]
+
+
+@dataclass
+class QueueReport:
+    """What a drain did: handler ``invocations``, messages ``delivered`` (acknowledged and
+    deleted), ``retries`` (messages handed back after a failure), ``errors`` the handler
+    raised."""
+
+    invocations: int = 0
+    delivered: int = 0
+    retries: int = 0
+    errors: list[BaseException] = field(default_factory=list)
+
+    def merge(self, other: QueueReport) -> None:
+        self.invocations += other.invocations
+        self.delivered += other.delivered
+        self.retries += other.retries
+        self.errors.extend(other.errors)
+
+
+def _queue(queue_url: str) -> Any:
+    """moto's queue behind `queue_url` (`.../<account>/<name>`)."""
+    account, name = queue_url.rstrip("/").split("/")[-2:]
+    for backend in sqs_backends[account].values():
+        if name in backend.queues:
+            return backend.queues[name]
+    raise LookupError(f"no emulated queue at {queue_url}")
+
+
+def advance_queue(queue_url: str, seconds: float) -> int:
+    """Let `seconds` pass for the delayed messages of `queue_url`: each delay ends that
+    much sooner. Returns how many messages are still delayed."""
+    queue = _queue(queue_url)
+    delayed = [m for m in list(queue._messages) if m.delayed]
+    for message in delayed:
+        message.delayed_until -= 1000 * seconds
+    return sum(1 for m in delayed if m.delayed)
+
+
+def sqs_record(message: dict[str, Any], queue_arn: str, region: str) -> dict[str, Any]:
+    """A received message (ReceiveMessage's shape) as a record of Lambda's SQS event."""
+    return {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": message["Body"],
+        "attributes": dict(message.get("Attributes", {})),
+        "messageAttributes": message.get("MessageAttributes", {}),
+        "md5OfBody": message["MD5OfBody"],
+        "eventSource": "aws:sqs",
+        "eventSourceARN": queue_arn,
+        "awsRegion": region,
+    }
+
+
+def _failed(response: Any, batch: list[dict[str, Any]]) -> set[str]:
+    """The message ids to retry: those a partial batch response names (all of them when
+    it names one not in the batch, as Lambda does)."""
+    if not isinstance(response, dict) or not response.get("batchItemFailures"):
+        return set()
+    ids = {record["messageId"] for record in batch}
+    named = {failure.get("itemIdentifier") for failure in response["batchItemFailures"]}
+    return ids if not named <= ids else {str(i) for i in named}
+
+
+def drain_queue(
+    queue_url: str,
+    handler: Handler,
+    *,
+    client: Any = None,
+    batch_size: int = 10,
+    context: Any = None,
+    max_invocations: int = 1_000,
+) -> QueueReport:
+    """Deliver every visible message of `queue_url` to ``handler(event, context)`` until
+    none is left (messages the handler sends meanwhile included); see the module's
+    docstring. `client` is the SQS client polling the queue (Lambda's poller runs with
+    the function's role); by default one of this process."""
+    if not 1 <= batch_size <= 10:
+        raise ValueError("batch_size must be 1 to 10 (SQS returns at most 10 messages)")
+    region = queue_url.split(".")[1] if queue_url.startswith("https://sqs.") else "us-east-1"
+    sqs = client or boto3.client("sqs", region_name=region)
+    queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])[
+        "Attributes"
+    ]["QueueArn"]
+    region = queue_arn.split(":")[3]
+    report = QueueReport()
+    while report.invocations < max_invocations:
+        received = sqs.receive_message(
+            QueueUrl=queue_url,
+            MaxNumberOfMessages=batch_size,
+            AttributeNames=["All"],
+            MessageSystemAttributeNames=["All"],
+            MessageAttributeNames=["All"],
+            VisibilityTimeout=0,  # this loop hands a failed message back by not deleting it
+        ).get("Messages", [])
+        if not received:
+            return report
+        batch = [sqs_record(m, queue_arn, region) for m in received]
+        report.invocations += 1
+        try:
+            response = handler({"Records": batch}, context or LambdaContext())
+            failed = _failed(response, batch)
+        except Exception as error:
+            report.errors.append(error)
+            failed = {record["messageId"] for record in batch}
+        for record in batch:
+            if record["messageId"] in failed:
+                report.retries += 1
+            else:
+                report.delivered += 1
+                sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=record["receiptHandle"])
+    return report
+
+
+class BackgroundQueue:
+    """A queue drained continuously through a handler (see :func:`run_queue`)."""
+
+    def __init__(self, queue_url: str, handler: Handler, interval: float, **kwargs: Any):
+        self.queue_url = queue_url
+        self.handler = handler
+        self.interval = interval
+        self.kwargs = kwargs
+        self.report = QueueReport()
+        self.loop_errors: list[BaseException] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="queue-consumer")
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.report.merge(drain_queue(self.queue_url, self.handler, **self.kwargs))
+            except Exception as error:  # keep consuming; surface it to the caller
+                self.loop_errors.append(error)
+            self._stop.wait(self.interval)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+@contextlib.contextmanager
+def run_queue(
+    queue_url: str, handler: Handler, *, interval: float = 0.05, **drain_kwargs: Any
+) -> Iterator[BackgroundQueue]:
+    """Drain `queue_url` through `handler` in a background thread (the keyword arguments
+    of :func:`drain_queue`), for the life of the block."""
+    consumer = BackgroundQueue(queue_url, handler, interval, **drain_kwargs)
+    consumer.start()
+    try:
+        yield consumer
+    finally:
+        consumer.stop()

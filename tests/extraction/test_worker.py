@@ -1,0 +1,182 @@
+"""The trigger topology, end to end on the emulation: a turn's checkpoint on the stream,
+routed by the stream consumer to the extraction queue, delivered (as Lambda's SQS event
+source does) to the extraction worker, which forms the memories off the hot path; the
+idle trigger's debounce through a delayed message; a permanent failure, a malformed
+message and a retried one on the dead-letter queue, each naming its thread and checkpoint."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatResult
+from langgraph.store.dynamodb.embedders.build import embedder
+from langgraph.store.dynamodb.extraction import Extractor, SemanticFacts, Trigger
+from langgraph.store.dynamodb.extraction.worker import ExtractionWorker
+from langgraph.store.dynamodb.stream.consumer import EXTRACTION_PATTERNS, StreamConsumer
+from langgraph.store.dynamodb.table.extraction_queue import ExtractionRequest
+from langgraph.store.dynamodb.testing import drain_stream, mock_aws
+from langgraph.store.dynamodb.testing.queues import advance_queue, drain_queue
+
+from tests.support import FakeClock
+
+from .conftest import TABLE, TENANT, Tables, facts_config, open_tables
+
+REGION = "us-east-1"
+MAX_RECEIVES = 3
+
+
+class BrokenModel(BaseChatModel):
+    """A chat model whose every call fails (a model the account may not call)."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "broken"
+
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
+        raise PermissionError("AccessDeniedException: not authorized to invoke the model")
+
+    def bind_tools(self, *args: Any, **kwargs: Any) -> Any:
+        return self
+
+
+@dataclass
+class Pipeline:
+    tables: Tables
+    sqs: Any
+    queue_url: str
+    dead_letter_url: str
+    consumer: StreamConsumer
+    worker: ExtractionWorker
+
+    def deliver(self) -> None:
+        """The stream to the consumer, then the queue to the worker, as Lambda would."""
+        assert drain_stream(TABLE, self.consumer.handle, filter_patterns=EXTRACTION_PATTERNS).ok
+        drain_queue(self.queue_url, self.worker.handle, client=self.sqs)
+
+    def dead_letters(self) -> list[dict[str, Any]]:
+        found = self.sqs.receive_message(
+            QueueUrl=self.dead_letter_url,
+            MaxNumberOfMessages=10,
+            MessageAttributeNames=["All"],
+        ).get("Messages", [])
+        return list(found)
+
+
+def pipeline(tables: Tables, extractor: Extractor | None = None) -> Pipeline:
+    sqs = boto3.client("sqs", region_name=REGION)
+    dead = sqs.create_queue(QueueName="extraction-dlq")["QueueUrl"]
+    dead_arn = sqs.get_queue_attributes(QueueUrl=dead, AttributeNames=["QueueArn"])
+    redrive = {"deadLetterTargetArn": dead_arn["Attributes"]["QueueArn"]}
+    queue = sqs.create_queue(
+        QueueName="extraction",
+        Attributes={"RedrivePolicy": json.dumps({**redrive, "maxReceiveCount": MAX_RECEIVES})},
+    )["QueueUrl"]
+    store = tables.store
+    consumer = StreamConsumer(
+        TABLE, client=store._client, embeddings=embedder("lexical", 16), extraction_queue_url=queue
+    )
+    worker = ExtractionWorker(
+        extractor or tables.extractor, queue_url=queue, dead_letter_url=dead, sqs=sqs
+    )
+    return Pipeline(tables, sqs, queue, dead, consumer, worker)
+
+
+@pytest.fixture
+def flow() -> Iterator[Pipeline]:
+    with mock_aws(), open_tables() as tables:
+        yield pipeline(tables)
+
+
+def test_a_turn_becomes_memories_through_the_stream_and_the_queue(flow: Pipeline) -> None:
+    checkpoint = flow.tables.say("t1", "I prefer green tea. My dog is Rex.")
+    assert flow.tables.facts() == []  # the turn did not wait for extraction
+    flow.deliver()
+    assert flow.tables.facts() == ["User prefers green tea", "User's dog is Rex"]
+    statuses = flow.tables.extractor.wait_until_processed(TENANT, "t1", checkpoint, timeout=0)
+    assert [s.checkpoint_id for s in statuses] == [checkpoint]
+    flow.tables.say("t1", "My city is Oslo.")
+    flow.tables.say("t2", "I drive a red car.")
+    flow.deliver()
+    assert flow.tables.facts() == [
+        "User drives a red car",
+        "User prefers green tea",
+        "User's city is Oslo",
+        "User's dog is Rex",
+    ]
+    assert flow.dead_letters() == []
+
+
+def test_every_request_delivered_three_times_forms_each_memory_once(flow: Pipeline) -> None:
+    flow.tables.say("t1", "I prefer green tea.")
+    checkpoint = flow.tables.say("t1", "My dog is Rex.")
+    request = ExtractionRequest(TENANT, "t1", checkpoint).body()
+    for _ in range(3):
+        flow.sqs.send_message(QueueUrl=flow.queue_url, MessageBody=request)
+    report = drain_queue(flow.queue_url, flow.worker.handle, client=flow.sqs)
+    assert report.delivered == 3 and report.invocations == 1  # one run folded three
+    flow.deliver()
+    assert flow.tables.facts() == ["User prefers green tea", "User's dog is Rex"]
+
+
+def test_the_idle_trigger_defers_the_run_on_the_queue(flow: Pipeline, clock: FakeClock) -> None:
+    strategy = SemanticFacts(
+        name="facts",
+        namespace=("memories", "{tenant}", "{user_id}", "facts"),
+        trigger=Trigger(idle_seconds=30),
+    )
+    flow.tables.extractor.set_config(facts_config(strategies=[strategy]))
+    flow.tables.say("t1", "I prefer green tea.")
+    flow.deliver()
+    assert flow.tables.facts() == []  # not idle for 30 s yet: back on the queue, delayed
+    assert advance_queue(flow.queue_url, 10) == 1
+    clock.advance(10)
+    flow.tables.say("t1", "My dog is Rex.")  # the thread goes on: the idle time restarts
+    flow.deliver()
+    assert flow.tables.facts() == []
+    clock.advance(31)
+    assert advance_queue(flow.queue_url, 31) == 0
+    drain_queue(flow.queue_url, flow.worker.handle, client=flow.sqs)
+    assert flow.tables.facts() == ["User prefers green tea", "User's dog is Rex"]
+
+
+def test_a_permanent_failure_goes_to_the_dead_letter_queue_naming_thread_and_checkpoint(
+    flow: Pipeline,
+) -> None:
+    tables = flow.tables
+    broken = pipeline(tables, Extractor(tables.store, tables.saver, model=BrokenModel()))
+    checkpoint = tables.say("t1", "I prefer green tea.")
+    broken.deliver()
+    [letter] = broken.dead_letters()
+    request = ExtractionRequest.parse(letter["Body"])
+    assert (request.tenant, request.thread_id, request.checkpoint_id) == (TENANT, "t1", checkpoint)
+    assert request.reason is not None and "not authorized" in request.reason
+    assert tables.facts() == []
+
+
+def test_a_message_that_is_no_request_is_dead_lettered_with_why(flow: Pipeline) -> None:
+    flow.sqs.send_message(QueueUrl=flow.queue_url, MessageBody="not json")
+    drain_queue(flow.queue_url, flow.worker.handle, client=flow.sqs)
+    [letter] = flow.dead_letters()
+    assert letter["Body"] == "not json"
+    assert "Not an extraction request" in letter["MessageAttributes"]["reason"]["StringValue"]
+
+
+def test_a_failure_to_dead_letter_is_retried_then_redriven_by_sqs(flow: Pipeline) -> None:
+    """When the worker cannot send a failed request to the dead-letter queue itself, the
+    record fails: SQS delivers it again, then its redrive policy moves it there."""
+    checkpoint = flow.tables.say("t1", "I prefer green tea.")
+    assert drain_stream(TABLE, flow.consumer.handle, filter_patterns=EXTRACTION_PATTERNS).ok
+    flow.tables.store._client.delete_table(TableName=TABLE)  # every run fails for good
+    flow.worker.dead_letter_url = flow.queue_url + "-gone"
+    report = drain_queue(flow.queue_url, flow.worker.handle, client=flow.sqs)
+    assert report.retries == MAX_RECEIVES and report.delivered == 0
+    [letter] = flow.dead_letters()
+    request = ExtractionRequest.parse(letter["Body"])
+    assert (request.thread_id, request.checkpoint_id) == ("t1", checkpoint)
