@@ -10,6 +10,8 @@ from langgraph.store.dynamodb.table import dynamo
 from langgraph.store.dynamodb.table.extraction_keys import day_key
 from langgraph.store.dynamodb.table.schema import EXPIRES_AT, TOKENS_USED
 
+from .cursor import Cursor, under_lease
+
 KEEP = timedelta(days=2)
 
 
@@ -41,17 +43,19 @@ class Budget:
         )
         return int(dynamo.deserialize(answer.get("Item", {})).get(TOKENS_USED, 0))
 
-    def spend(self, tenant: str, tokens: int, now: float) -> None:
-        """Add `tokens` to today's count."""
+    def spend(self, cursor: Cursor, owner: str, tokens: int, now: float) -> None:
+        """Add `tokens` to the cursor's tenant's count of today, while `owner` holds the
+        cursor (so a run racing a purge recreates no count)."""
         if tokens <= 0:
             return
         expires = datetime.fromtimestamp(now, UTC) + KEEP
-        self._client.update_item(
-            TableName=self._table,
-            Key=dynamo.serialize(day_key(tenant, day_of(now))),
-            UpdateExpression="ADD #used :tokens SET #expires = :expires",
-            ExpressionAttributeNames={"#used": TOKENS_USED, "#expires": EXPIRES_AT},
-            ExpressionAttributeValues=dynamo.serialize(
+        update = {
+            "TableName": self._table,
+            "Key": dynamo.serialize(day_key(cursor.tenant, day_of(now))),
+            "UpdateExpression": "ADD #used :tokens SET #expires = :expires",
+            "ExpressionAttributeNames": {"#used": TOKENS_USED, "#expires": EXPIRES_AT},
+            "ExpressionAttributeValues": dynamo.serialize(
                 {":tokens": tokens, ":expires": int(expires.timestamp())}
             ),
-        )
+        }
+        under_lease(self._client, self._table, cursor, owner, [{"Update": update}])

@@ -291,3 +291,27 @@ class Cursors:
 
 def _decimal(seconds: float) -> Decimal:
     return Decimal(str(round(seconds, 6)))
+
+
+def under_lease(client: Any, table: str, cursor: Cursor, owner: str, actions: list[Any]) -> None:
+    """Apply TransactWriteItems `actions` only while `owner` holds `cursor` (one request):
+    `CursorGoneError` when it was deleted, `LeaseLostError` when another runner holds it."""
+    check = {
+        "ConditionCheck": {
+            "TableName": table,
+            "Key": dynamo.serialize(cursor.key),
+            "ConditionExpression": "#owner = :owner",
+            "ExpressionAttributeNames": {"#owner": LEASE_OWNER},
+            "ExpressionAttributeValues": dynamo.serialize({":owner": owner}),
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+    }
+    try:
+        client.transact_write_items(TransactItems=[check, *actions])
+    except ClientError as error:
+        reasons = error.response.get("CancellationReasons") or []
+        if not reasons or reasons[0].get("Code") != "ConditionalCheckFailed":
+            raise
+        if "Item" not in reasons[0]:
+            raise CursorGoneError(f"the cursor of {cursor.strategy} was deleted") from None
+        raise LeaseLostError(f"another runner holds the cursor of {cursor.strategy}") from None

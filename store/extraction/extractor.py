@@ -22,7 +22,7 @@ from langgraph.store.dynamodb.table.usage import THREADS
 
 from .apply import apply, forget, touched
 from .budget import Budget, seconds_to_next_day
-from .config import ExtractionConfig, TenantOverride
+from .config import ExtractionConfig, ExtractionConfigError, TenantOverride
 from .consolidation import AddEach, Consolidator, NoOp, consolidate
 from .cursor import Cursor, CursorGoneError, Cursors, LeaseLostError
 from .errors import ExtractionError
@@ -203,61 +203,75 @@ class Extractor:
     def _run(
         self, tenant: str, thread_id: str, *, only: Sequence[str] | None, force: bool
     ) -> RunReport:
-        config, override = self._settings.load(_tenant(tenant))
+        try:
+            config, override = self._settings.load(_tenant(tenant))
+        except ExtractionConfigError:
+            raise
+        except Exception as error:
+            reason = f"reading the config: {type(error).__name__}: {error}"
+            raise ExtractionError(tenant, thread_id, None, reason) from error
         if override is not None and not override.enabled:
-            runs = tuple(
-                StrategyRun(s.name, skipped="extraction is off for this tenant")
-                for s in config.strategies
+            off = "extraction is off for this tenant"
+            return RunReport(
+                tenant,
+                thread_id,
+                tuple(StrategyRun(s.name, skipped=off) for s in config.strategies),
             )
-            return RunReport(tenant, thread_id, runs)
         config = config.with_override(override)
-        state = read_thread(self.saver, tenant, thread_id, channel=config.messages_channel)
-        runs = tuple(
-            self._run_strategy(config, strategy, tenant, thread_id, state, force)
-            for strategy in config.strategies
-            if only is None or strategy.name in only
-        )
-        return RunReport(tenant, thread_id, runs)
-
-    def _run_strategy(
-        self,
-        config: ExtractionConfig,
-        strategy: Strategy,
-        tenant: str,
-        thread_id: str,
-        state: ThreadState | None,
-        force: bool,
-    ) -> StrategyRun:
+        strategies = [s for s in config.strategies if only is None or s.name in only]
         owner = uuid.uuid4().hex
-        now = clock.now()
-        cursor = self._cursors.acquire(
-            tenant, thread_id, strategy.name, owner, now + config.lease_seconds, now
-        )
-        if cursor is None:
-            return StrategyRun(
-                strategy.name,
-                skipped="another run holds the thread",
-                retry_after=config.lease_seconds,
-            )
-        run = _Run(self, config, strategy, cursor, owner, state)
+        held: dict[str, Cursor] = {}
+        runs: dict[str, StrategyRun] = {}
+        state: ThreadState | None = None
+        try:
+            # Cursors first, then the thread: a purge that lands in between deletes the
+            # cursors, and every later write, conditional on them, finds them gone.
+            now = clock.now()
+            for strategy in strategies:
+                until = now + config.lease_seconds
+                cursor = self._cursors.acquire(tenant, thread_id, strategy.name, owner, until, now)
+                if cursor is None:
+                    runs[strategy.name] = StrategyRun(
+                        strategy.name,
+                        skipped="another run holds the thread",
+                        retry_after=config.lease_seconds,
+                    )
+                else:
+                    held[strategy.name] = cursor
+            if held:
+                state = read_thread(self.saver, tenant, thread_id, channel=config.messages_channel)
+            for strategy in strategies:
+                if strategy.name in held:
+                    run = _Run(self, config, strategy, held[strategy.name], owner, state)
+                    runs[strategy.name] = self._run_strategy(run, force)
+        except ExtractionError:
+            raise
+        except Exception as error:
+            checkpoint = state.checkpoint_id if state is not None else None
+            reason = f"{type(error).__name__}: {error}"
+            raise ExtractionError(tenant, thread_id, checkpoint, reason) from error
+        finally:
+            for cursor in held.values():
+                with contextlib.suppress(Exception):
+                    self._cursors.release(cursor, owner)
+        return RunReport(tenant, thread_id, tuple(runs[s.name] for s in strategies))
+
+    def _run_strategy(self, run: _Run, force: bool) -> StrategyRun:
+        name = run.strategy.name
         try:
             return run.go(force)
         except CursorGoneError:
-            self._undo(thread_id, run.written)
-            return StrategyRun(strategy.name, skipped="the thread was purged during the run")
+            self._undo(run.cursor.thread_id, run.written)
+            return StrategyRun(name, skipped="the thread was purged during the run")
         except LeaseLostError:
-            return StrategyRun(
-                strategy.name, skipped="the run's lease lapsed; another run took over"
-            )
+            return StrategyRun(name, skipped="the run's lease lapsed; another run took over")
         except Exception as error:
-            reason = f"{strategy.name}: {type(error).__name__}: {error}"
+            reason = f"{name}: {type(error).__name__}: {error}"
             with contextlib.suppress(Exception):
                 run.record(f"failed: {reason}")
-            checkpoint = state.checkpoint_id if state is not None else None
-            raise ExtractionError(tenant, thread_id, checkpoint, reason) from error
-        finally:
-            with contextlib.suppress(Exception):
-                self._cursors.release(cursor, owner)
+            cursor = run.cursor
+            checkpoint = run.state.checkpoint_id if run.state is not None else None
+            raise ExtractionError(cursor.tenant, cursor.thread_id, checkpoint, reason) from error
 
     def _undo(self, thread_id: str, written: Sequence[Memory]) -> None:
         """Undo the thread's share of what a run wrote once its cursor was purged."""
@@ -485,7 +499,7 @@ class _Run:
             self.x.store._usage.conversed(
                 (THREADS, self.cursor.tenant), tally.calls, tally.input_tokens, tally.output_tokens
             )
-            self.x._budget.spend(self.cursor.tenant, tokens, clock.now())
+            self.x._budget.spend(self.cursor, self.owner, tokens, clock.now())
 
     def record(self, error: str) -> None:
         """Record `error` on the cursor without moving it."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from botocore.exceptions import ClientError
 from langgraph.store.dynamodb.items.vector_rows import current_rows
 from langgraph.store.dynamodb.table import dynamo
 from langgraph.store.dynamodb.table.extraction_keys import ledger_key, ledger_pk
@@ -18,9 +17,9 @@ from langgraph.store.dynamodb.table.keys import (
     encode_namespace,
     item_sort_key,
 )
-from langgraph.store.dynamodb.table.schema import LEASE_OWNER, MEMORY_KEY, MEMORY_NAMESPACE, PK, SK
+from langgraph.store.dynamodb.table.schema import MEMORY_KEY, MEMORY_NAMESPACE, PK, SK
 
-from .cursor import Cursor, CursorGoneError, LeaseLostError
+from .cursor import Cursor, under_lease
 
 # A TransactWriteItems holds at most 100 actions: the cursor's check and 99 ledger rows.
 PER_TRANSACTION = 99
@@ -35,8 +34,8 @@ class Ledger:
         self._table = table
 
     def record(self, cursor: Cursor, owner: str, memories: Sequence[Memory]) -> None:
-        """Write the ledger rows of `memories`, each transaction conditional on `owner`
-        still holding `cursor` (`CursorGoneError` / `LeaseLostError` otherwise)."""
+        """Write the ledger rows of `memories` while `owner` holds `cursor`
+        (`cursor.under_lease`)."""
         for start in range(0, len(memories), PER_TRANSACTION):
             rows = [
                 {
@@ -46,28 +45,8 @@ class Ledger:
                 }
                 for namespace, key in memories[start : start + PER_TRANSACTION]
             ]
-            check = {
-                "ConditionCheck": {
-                    "TableName": self._table,
-                    "Key": dynamo.serialize(cursor.key),
-                    "ConditionExpression": "#owner = :owner",
-                    "ExpressionAttributeNames": {"#owner": LEASE_OWNER},
-                    "ExpressionAttributeValues": dynamo.serialize({":owner": owner}),
-                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-                }
-            }
             puts = [{"Put": {"TableName": self._table, "Item": dynamo.serialize(r)}} for r in rows]
-            try:
-                self._client.transact_write_items(TransactItems=[check, *puts])
-            except ClientError as error:
-                reasons = error.response.get("CancellationReasons") or []
-                if not reasons or reasons[0].get("Code") != "ConditionalCheckFailed":
-                    raise
-                if "Item" not in reasons[0]:
-                    raise CursorGoneError(f"the cursor of {cursor.strategy} was deleted") from None
-                raise LeaseLostError(
-                    f"another runner holds the cursor of {cursor.strategy}"
-                ) from None
+            under_lease(self._client, self._table, cursor, owner, puts)
 
     def memories(self, tenant: str, thread_id: str) -> Iterator[tuple[dict[str, str], Memory]]:
         """Each ledger row's key and the memory it names."""

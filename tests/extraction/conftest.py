@@ -5,6 +5,7 @@ into `("memories", "{tenant}", "{user_id}", "facts")`."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,7 +51,10 @@ class Tables:
         return sorted(item.value["text"] for item in self.store.search(namespace, limit=100))
 
 
+@contextmanager
 def open_tables(**extractor_options: Any) -> Iterator[Tables]:
+    """The tables and an extractor (built with `extractor_options`) on the emulation
+    already running."""
     index = {"dims": 16, "embed": embedder("lexical", 16), "fields": ["text"]}
     with (
         DynamoDBStore(TABLE, region_name="us-east-1", index=index) as store,  # type: ignore[arg-type]
@@ -64,5 +68,5 @@ def open_tables(**extractor_options: Any) -> Iterator[Tables]:
 
 @pytest.fixture
 def tables() -> Iterator[Tables]:
-    with mock_aws():
-        yield from open_tables()
+    with mock_aws(), open_tables() as opened:
+        yield opened

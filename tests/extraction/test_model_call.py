@@ -29,8 +29,8 @@ def facts_call(*facts: tuple[str, list[str]]) -> AIMessage:
 @pytest.fixture
 def scripted() -> Iterator[tuple[Tables, ScriptedChatModel]]:
     model = ScriptedChatModel(responses=[AIMessage("I'd rather not.")])
-    with mock_aws():
-        yield from ((tables, model) for tables in open_tables(model=model))
+    with mock_aws(), open_tables(model=model) as tables:
+        yield tables, model
 
 
 def message_ids(tables: Tables, thread: str) -> list[str]:
@@ -100,7 +100,7 @@ def test_throttling_is_retried_with_backoff() -> None:
         def model(model_id: str) -> ChatBedrockConverse:
             return ChatBedrockConverse(model=model_id, client=client, region_name="us-east-1")
 
-        for tables in open_tables(model=model):
+        with open_tables(model=model) as tables:
             for turn in range(4):
                 tables.say("t1", f"My number {turn} is {turn}.")
                 tables.extractor.run(TENANT, "t1")
@@ -115,7 +115,7 @@ def test_a_permanent_failure_names_the_thread_and_checkpoint() -> None:
         def model(model_id: str) -> ChatBedrockConverse:
             return ChatBedrockConverse(model=model_id, client=client, region_name="us-east-1")
 
-        for tables in open_tables(model=model):
+        with open_tables(model=model) as tables:
             checkpoint = tables.say("t1", "I prefer tea.")
             with pytest.raises(ExtractionError) as failed:
                 tables.extractor.run(TENANT, "t1")

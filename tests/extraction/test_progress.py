@@ -14,7 +14,7 @@ from langgraph.store.dynamodb.testing import mock_aws
 
 from tests.support import FakeClock
 
-from .conftest import NAMESPACE, TENANT, Tables
+from .conftest import NAMESPACE, TENANT, Tables, open_tables
 
 
 def test_wait_returns_once_every_strategy_processed_the_checkpoint(tables: Tables) -> None:
@@ -72,13 +72,10 @@ def test_replay_rewrites_the_same_memories(tables: Tables) -> None:
 
 def test_tokens_are_usage_records_billed_to_the_tenant() -> None:
     records: list[UsageRecord] = []
-    with mock_aws():
-        from .conftest import open_tables
-
-        for tables in open_tables():
-            tables.store._usage.hook = records.append
-            tables.say("t1", "I prefer tea.")
-            (run,) = tables.extractor.run(TENANT, "t1").runs
+    with mock_aws(), open_tables() as tables:
+        tables.store._usage.hook = records.append
+        tables.say("t1", "I prefer tea.")
+        (run,) = tables.extractor.run(TENANT, "t1").runs
     calls = [r for r in records if r.operation == CONVERSE]
     assert [(r.group, r.model_calls) for r in calls] == [((".threads", TENANT), 1)]
     assert calls[0].input_tokens == run.input_tokens > 0
@@ -87,11 +84,8 @@ def test_tokens_are_usage_records_billed_to_the_tenant() -> None:
 
 @pytest.fixture
 def budgeted(clock: FakeClock) -> Iterator[tuple[Tables, FakeClock]]:
-    with mock_aws():
-        from .conftest import open_tables
-
-        for tables in open_tables():
-            yield tables, clock
+    with mock_aws(), open_tables() as tables:
+        yield tables, clock
 
 
 def test_past_the_daily_budget_extraction_waits_for_the_next_day(

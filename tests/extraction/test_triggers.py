@@ -26,8 +26,8 @@ def configured(tables: Tables, trigger: Trigger, **changes: object) -> None:
 
 @pytest.fixture
 def timed(clock: FakeClock) -> Iterator[tuple[Tables, FakeClock]]:
-    with mock_aws():
-        yield from ((tables, clock) for tables in open_tables())
+    with mock_aws(), open_tables() as tables:
+        yield tables, clock
 
 
 def test_the_rule() -> None:
