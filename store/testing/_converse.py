@@ -28,6 +28,8 @@ from .extractor import (
 
 MEMORIES = "memories"
 DECISIONS = "decisions"
+# The tool a custom strategy with its own schema offers (extraction.custom).
+CUSTOM_TOOL = "CustomMemories"
 CHARS_PER_TOKEN = 4
 
 
@@ -53,7 +55,8 @@ def _tool(request: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
 
 def _answer(tool: str, schema: dict[str, Any], text: str) -> dict[str, Any]:
     """What the deterministic extractor answers for the strategy (or consolidation) the
-    tool belongs to, by the tool's name; another schema with `memories` is filled."""
+    tool belongs to, by the tool's name: a custom strategy's schema is filled, any other
+    tool gets the semantic facts."""
     if DECISIONS in schema.get("properties", {}):
         return {DECISIONS: consolidate(text)}
     by_tool = {
@@ -62,9 +65,9 @@ def _answer(tool: str, schema: dict[str, Any], text: str) -> dict[str, Any]:
         "SessionSummary": extract_summary,
         "Episodes": extract_episodes,
     }
-    if tool in by_tool:
-        return {MEMORIES: by_tool[tool](text)}
-    return {MEMORIES: fill_schema(schema, text)}
+    if tool == CUSTOM_TOOL:
+        return {MEMORIES: fill_schema(schema, text)}
+    return {MEMORIES: by_tool.get(tool, extract_facts)(text)}
 
 
 def converse(model_id: str, request: dict[str, Any]) -> dict[str, Any]:
