@@ -91,7 +91,7 @@ def test_planted_instructions_cannot_write_outside_the_templates_namespace(
         },
     )
     strategies = (
-        SemanticFacts(name="facts", namespace=NAMESPACE[:1] + ("{tenant}", "{user_id}", "facts")),
+        SemanticFacts(name="facts", namespace=("memories", "{tenant}", "{user_id}", "facts")),
         custom,
     )
     tables.extractor.set_config(ExtractionConfig(strategies=strategies, thread_keys=("user_id",)))
