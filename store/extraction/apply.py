@@ -10,7 +10,7 @@ back to their newest version from another thread, and brings back what it supers
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -139,7 +139,7 @@ def _forget_one(
     store: DynamoDBStore, thread_id: str, namespace: tuple[str, ...], key: str, item: Item
 ) -> bool:
     value = dict(item.value)
-    kept = [r for r in value.get(REVISIONS, []) if _thread(r) != thread_id]
+    kept = [r for r in value.get(REVISIONS, []) if thread_of(r) != thread_id]
     if thread_of(value) == thread_id and not kept:
         store.delete(namespace, key)
         replaced = value.get(SUPERSEDES)
@@ -150,7 +150,7 @@ def _forget_one(
     def rolled_back(old: dict[str, Any] | None) -> dict[str, Any] | None:
         if old is None:
             return None
-        revisions = [r for r in old.get(REVISIONS, []) if _thread(r) != thread_id]
+        revisions = [r for r in old.get(REVISIONS, []) if thread_of(r) != thread_id]
         new = dict(old)
         if thread_of(old) == thread_id and revisions:
             newest = revisions.pop()
@@ -195,8 +195,3 @@ def _restore_if(
         return value
     restored = _restore(by)(value)
     return restored if restored is not None else value
-
-
-def _thread(revision: Mapping[str, Any]) -> str | None:
-    provenance = revision.get(PROVENANCE)
-    return provenance.get("thread_id") if isinstance(provenance, Mapping) else None

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 TEXT = "text"
@@ -32,7 +33,7 @@ def content_of(value: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in value.items() if k not in BOOKKEEPING}
 
 
-def thread_of(value: dict[str, Any]) -> str | None:
-    """The thread a memory's current version came from."""
+def thread_of(value: Mapping[str, Any]) -> str | None:
+    """The thread a memory's current version (or one of its revisions) came from."""
     provenance = value.get(PROVENANCE)
-    return provenance.get("thread_id") if isinstance(provenance, dict) else None
+    return provenance.get("thread_id") if isinstance(provenance, Mapping) else None
