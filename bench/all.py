@@ -52,6 +52,11 @@ STEPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
         "cold-start.md",
     ),
     (
+        "memory extraction: evaluation set, emulated extractor vs raw turns",
+        ("bench.memory_eval",),
+        None,
+    ),
+    (
         "purge: requests per 1,000 rows erased vs the 40-batch minimum",
         ("bench.purge",),
         "purge.md",

@@ -25,7 +25,7 @@ from .target import Target, targeted
 
 app = typer.Typer(
     help="The checkpointer's threads (short-term memory) on the table.\n\nThe threads a "
-    "DynamoDBSaver wrote: ls, show, rm, export, import.",
+    "DynamoDBSaver wrote: ls, show, rm, forget, export, import.",
     no_args_is_help=True,
 )
 
@@ -173,6 +173,25 @@ def rm(
         target,
         {"thread_id": thread_id, "tenant": tenant, "checkpoints": count, "deleted": True},
         f"deleted thread {thread_id}{_of(tenant)} ({count} checkpoint(s))",
+    )
+
+
+@app.command()
+@friendly
+@targeted()
+def forget(target: Target, thread_id: ThreadArg, tenant: TenantOpt = None) -> None:
+    """Forget what the thread taught the long-term memory: delete the memories only it
+    formed, roll memories it updated back to their version from another thread, bring back
+    what it superseded. The thread itself stays (`threads rm` deletes it)."""
+    from langgraph.store.dynamodb.extraction import Extractor
+
+    extractor = Extractor(target.store(), target.saver(tenant))
+    deleted = extractor.forget_thread(tenant or "", thread_id)
+    done(
+        target,
+        {"thread_id": thread_id, "tenant": tenant, "deleted": deleted},
+        f"forgot thread {thread_id}{_of(tenant)}: {deleted} memorie(s) deleted, "
+        "the rest rolled back",
     )
 
 

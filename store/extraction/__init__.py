@@ -11,11 +11,16 @@ May import: `table`, `embedders`, `items`, `jobs`, `memory`, `checkpoint`.
 
 from .candidates import Candidate, Provenance, memory_key
 from .config import ExtractionConfig, ExtractionConfigError, TenantOverride
-from .consolidation import Add, AddEach, Consolidator, Decision, NoOp
+from .consolidation import Add, AddEach, Consolidator, Decision, NoOp, Supersede, Update
+from .custom import CustomStrategy
+from .episodic import EpisodicMemory
 from .errors import ExtractionError, MalformedAnswerError
 from .extractor import Extractor, RunReport, StrategyStatus
+from .nearest import NearestConsolidator
+from .preferences import UserPreferences
 from .semantic_facts import SemanticFacts
 from .strategy import STRATEGIES, Strategy, Trigger, register
+from .summary import SessionSummaries
 from .transcript import Message, Transcript
 
 __all__ = [
@@ -24,22 +29,29 @@ __all__ = [
     "AddEach",
     "Candidate",
     "Consolidator",
+    "CustomStrategy",
     "Decision",
+    "EpisodicMemory",
     "ExtractionConfig",
     "ExtractionConfigError",
     "ExtractionError",
     "Extractor",
     "MalformedAnswerError",
     "Message",
+    "NearestConsolidator",
     "NoOp",
     "Provenance",
     "RunReport",
     "SemanticFacts",
+    "SessionSummaries",
     "Strategy",
     "StrategyStatus",
+    "Supersede",
     "TenantOverride",
     "Transcript",
     "Trigger",
+    "Update",
+    "UserPreferences",
     "memory_key",
     "register",
 ]

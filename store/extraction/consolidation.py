@@ -10,14 +10,16 @@ known (and decisions that update or supersede them) plug in here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, Item
 
 from .candidates import Candidate
+from .errors import MalformedAnswerError
+from .model_call import ATTEMPTS, Extracted
 from .strategy import Strategy
 
 
@@ -37,9 +39,6 @@ class NoOp:
     reason: str
 
 
-Decision = Add | NoOp
-
-
 class Consolidator(Protocol):
     """Decides, for candidates of one strategy about one thread, what each does. `store`
     reads the memories already in `namespace` (writes are the extractor's); `model` is
@@ -52,7 +51,7 @@ class Consolidator(Protocol):
         strategy: Strategy,
         store: BaseStore,
         model: BaseChatModel,
-    ) -> list[Decision]: ...
+    ) -> Sequence[Decision]: ...
 
 
 class AddEach:
@@ -67,3 +66,57 @@ class AddEach:
         model: BaseChatModel,
     ) -> list[Decision]:
         return [Add(candidate, namespace) for candidate in candidates]
+
+
+@dataclass(frozen=True)
+class Update:
+    """Revise the memory at `key` in place with the candidate's content (`content`, when
+    the consolidation merged it, else the candidate's): a conditional write on the version
+    `read`, redone on a fresh read when another write came first. The version it replaces
+    is kept in the memory's `revisions`."""
+
+    candidate: Candidate
+    namespace: tuple[str, ...]
+    key: str
+    read: Item | None
+    content: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Supersede:
+    """Add the candidate as a new memory and mark the memory at `key` (kept, never
+    deleted) as superseded by it, with when; default recall then hides the old one."""
+
+    candidate: Candidate
+    namespace: tuple[str, ...]
+    key: str
+    read: Item
+
+
+Decision = Add | NoOp | Update | Supersede
+
+
+def consolidate(
+    consolidator: Consolidator,
+    extracted: Extracted,
+    namespace: tuple[str, ...],
+    strategy: Strategy,
+    store: BaseStore,
+    model: BaseChatModel,
+) -> tuple[Sequence[Decision], str | None]:
+    """The decisions for a window's candidates, the consolidator asked again once after a
+    malformed answer; after two, no decision (nothing is written) and the reason."""
+    if not extracted.candidates:
+        return [], extracted.problem
+    reason = ""
+    for _ in range(ATTEMPTS):
+        try:
+            return consolidator.decide(
+                extracted.candidates, namespace, strategy, store, model
+            ), extracted.problem
+        except MalformedAnswerError as error:
+            reason = str(error)
+    return [], (
+        f"consolidation: malformed answer twice ({reason}); nothing was written for "
+        f"{len(extracted.candidates)} candidates (replay the thread to try again)"
+    )

@@ -20,9 +20,10 @@ from langgraph.store.dynamodb.table.keys import Namespace, validate_op
 from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.usage import THREADS
 
+from .apply import apply, forget, touched
 from .budget import Budget, seconds_to_next_day
 from .config import ExtractionConfig, ExtractionConfigError, TenantOverride
-from .consolidation import Add, AddEach, Consolidator
+from .consolidation import AddEach, Consolidator, NoOp, consolidate
 from .cursor import Cursor, CursorGoneError, Cursors, LeaseLostError
 from .errors import ExtractionError
 from .ledger import Ledger, Memory
@@ -260,7 +261,7 @@ class Extractor:
         try:
             return run.go(force)
         except CursorGoneError:
-            self._undo(run.written)
+            self._undo(run.cursor.thread_id, run.written)
             return StrategyRun(name, skipped="the thread was purged during the run")
         except LeaseLostError:
             return StrategyRun(name, skipped="the run's lease lapsed; another run took over")
@@ -272,10 +273,9 @@ class Extractor:
             checkpoint = run.state.checkpoint_id if run.state is not None else None
             raise ExtractionError(cursor.tenant, cursor.thread_id, checkpoint, reason) from error
 
-    def _undo(self, written: Sequence[Memory]) -> None:
-        """Delete what a run wrote once its cursor was purged."""
-        if written:
-            self.store.batch([PutOp(namespace, key, None) for namespace, key in written])
+    def _undo(self, thread_id: str, written: Sequence[Memory]) -> None:
+        """Undo the thread's share of what a run wrote once its cursor was purged."""
+        forget(self.store, thread_id, written)
 
     def _tenant_config(self, tenant: str) -> ExtractionConfig:
         config, override = self._settings.load(_tenant(tenant))
@@ -361,9 +361,10 @@ class Extractor:
     # Erasure
 
     def forget_thread(self, tenant: str, thread_id: str) -> int:
-        """Delete the memories formed from one thread, its ledger and its cursors; returns
-        how many memories went. A run racing it finds its cursor gone and undoes its
-        writes."""
+        """Forget what one thread taught: delete the memories only it formed, roll memories
+        it updated back to their newest version from another thread, bring back what it
+        superseded; then its ledger and cursors go. Returns how many memories were
+        deleted. A run racing it finds its cursor gone and undoes its share."""
         rows = list(self._ledger.memories(tenant, thread_id))
         cursors = [c.key for c in self._cursors.of_tenant(tenant, thread_id)]
         dynamo.batch_write(
@@ -371,9 +372,9 @@ class Extractor:
             self.store.table_name,
             [{"DeleteRequest": {"Key": key}} for key in cursors],
         )
-        self._undo([memory for _, memory in rows])
+        deleted = forget(self.store, thread_id, [memory for _, memory in rows])
         self._ledger.forget([key for key, _ in rows])
-        return len(rows)
+        return deleted
 
     def row_sources(self, tenant: str) -> list[RowSource]:
         """What a purge of `tenant` erases beyond its namespaces: the memories formed from
@@ -479,21 +480,15 @@ class _Run:
         model = self.x.chat_model(self.config.model_for(self.strategy))
         with tallied() as tally:
             extracted = extract(self.strategy, transcript, model)
-            decisions = (
-                self.x._consolidator.decide(
-                    extracted.candidates, namespace, self.strategy, self.x.store, model
-                )
-                if extracted.candidates
-                else []
+            decisions, problem = consolidate(
+                self.x._consolidator, extracted, namespace, self.strategy, self.x.store, model
             )
         self._spend(tally)
-        adds = [d for d in decisions if isinstance(d, Add)]
-        self.unchanged += len(decisions) - len(adds)
-        memories = [(d.namespace, d.candidate.key) for d in adds]
+        memories = touched(decisions)
+        self.unchanged += sum(isinstance(d, NoOp) for d in decisions)
         self.x._ledger.record(cursor, self.owner, memories)
         self.written.extend(memories)
-        self.x.store.batch([PutOp(d.namespace, d.candidate.key, d.candidate.value()) for d in adds])
-        return len(adds), extracted.problem
+        return apply(self.x.store, decisions), problem
 
     def _spend(self, tally: Tally) -> None:
         self.calls += tally.calls

@@ -7,12 +7,11 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from .candidates import Candidate
-from .errors import MalformedAnswerError
 from .strategy import Strategy, register
+from .structured import ask
 from .transcript import Transcript
 
 PROMPT = """You extract long-term memories from a conversation between a user (human) and \
@@ -51,15 +50,13 @@ class SemanticFacts(Strategy):
     namespace: tuple[str, ...] = ("memories", "{tenant}", "facts")
 
     def extract(self, transcript: Transcript, model: BaseChatModel) -> Sequence[Candidate]:
-        answer = model.with_structured_output(Facts, include_raw=True).invoke(
-            [SystemMessage(PROMPT), HumanMessage(transcript.render())]
-        )
-        parsed = answer.get("parsed") if isinstance(answer, dict) else None
-        if not isinstance(parsed, Facts):
-            error = answer.get("parsing_error") if isinstance(answer, dict) else None
-            raise MalformedAnswerError(
-                f"the answer is not a Facts tool call: {error or 'no tool call'}"
-            )
+        return self.extract_with(PROMPT, transcript, model)
+
+    def extract_with(
+        self, prompt: str, transcript: Transcript, model: BaseChatModel
+    ) -> Sequence[Candidate]:
+        """`extract` with another system prompt (a custom strategy's)."""
+        parsed = ask(model, Facts, prompt, transcript.render())
         return self.candidates(
             transcript,
             [

@@ -6,13 +6,14 @@ import asyncio
 import functools
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import boto3
 from botocore.config import Config
 from langgraph.store.base import (
     BaseStore,
     IndexConfig,
+    Item,
     ListNamespacesOp,
     Op,
     PutOp,
@@ -40,15 +41,21 @@ from langgraph.store.dynamodb.items.model_pin import (
     read_pin,
 )
 from langgraph.store.dynamodb.items.registry import Registry
-from langgraph.store.dynamodb.items.rows import build_row
+from langgraph.store.dynamodb.items.rows import build_row, stamp_of
 from langgraph.store.dynamodb.jobs.purge import PurgeResult, purge
 from langgraph.store.dynamodb.memory.reads import Reader
 from langgraph.store.dynamodb.memory.semantic_search import SemanticSearch, check_page
 from langgraph.store.dynamodb.memory.vector_index import ensure_index
-from langgraph.store.dynamodb.memory.writes import Writer
+from langgraph.store.dynamodb.memory.writes import ChangedSinceReadError, Expected, Writer
 from langgraph.store.dynamodb.table import clock, dynamo, table
 from langgraph.store.dynamodb.table.errors import access_must_be_granted, table_must_exist
-from langgraph.store.dynamodb.table.keys import Namespace, normalize_op, validate_op
+from langgraph.store.dynamodb.table.keys import (
+    Namespace,
+    encode_namespace,
+    item_sort_key,
+    normalize_op,
+    validate_op,
+)
 from langgraph.store.dynamodb.table.lifecycle import Owner
 from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.schema import PK, SK
@@ -266,7 +273,33 @@ class DynamoDBStore(Owner, BaseStore):
         ):
             return self._pool.run(self._batch, list(ops))
 
-    def _batch(self, ops: Iterable[Op]) -> list[Result]:
+    def put_if_unchanged(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: dict[str, Any],
+        *,
+        read: Item | None,
+        index: Literal[False] | list[str] | None = None,
+    ) -> bool:
+        """`put`, only if the item is still the version `read` returned (None: only if it
+        does not exist): False, with nothing written, when another write came first. How
+        read-modify-write callers never lose a concurrent update."""
+        self._check_open()
+        op = PutOp(tuple(namespace), key, value, index)
+        stamp = stamp_of(read.updated_at) if read is not None else None
+        expected = {(encode_namespace(op.namespace), item_sort_key(key)): stamp}
+        with (
+            table_must_exist(self._client, self.table_name),
+            access_must_be_granted(self.table_name),
+        ):
+            try:
+                self._pool.run(self._batch, [op], expected)
+            except ChangedSinceReadError:
+                return False
+        return True
+
+    def _batch(self, ops: Iterable[Op], expected: Expected | None = None) -> list[Result]:
         ops, rows, plan = self._prepare(ops)
         documents: list[list[float]] = []
         queries: list[list[float]] = []
@@ -280,7 +313,7 @@ class DynamoDBStore(Owner, BaseStore):
                 lambda: dynamo.parallel_map(embed_query, plan.queries),
                 lambda: self._semantic_namespaces(ops),
             )
-        return self._execute(ops, rows, plan, documents, queries, scope)
+        return self._execute(ops, rows, plan, documents, queries, scope, expected)
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """`batch` with the embedder's async methods (so async-only embedders work) and
@@ -355,6 +388,7 @@ class DynamoDBStore(Owner, BaseStore):
         documents: list[list[float]],
         queries: list[list[float]],
         scope: dict[Namespace, list[Namespace]],
+        expected: Expected | None = None,
     ) -> list[Result]:
         extras: dict[int, list[Any]] = {}
         if self._index:
@@ -369,7 +403,7 @@ class DynamoDBStore(Owner, BaseStore):
         omit_at = at if self._omit_expired else None
         read_rows = self._reader.read(ops, results, omit_at, vectors, scope)
         self._writer.refresh(read_rows, at)
-        self._write(ops, rows, extras, at)
+        self._write(ops, rows, extras, at, expected)
         return results
 
     # Validation
@@ -412,6 +446,7 @@ class DynamoDBStore(Owner, BaseStore):
         rows: dict[int, dict[str, Any]],
         extras: dict[int, list[Any]],
         at: float,
+        expected: Expected | None = None,
     ) -> None:
         """Apply the last put or delete of each key."""
         last: dict[tuple[Namespace, str], int] = {}
@@ -425,6 +460,7 @@ class DynamoDBStore(Owner, BaseStore):
             deletes=[key for key, i in last.items() if i not in rows],
             extras={(rows[i][PK], rows[i][SK]): extras[i] for i in last.values() if i in extras},
             at=at,
+            expected=expected,
         )
 
 

@@ -64,6 +64,14 @@ ItemKey = tuple[Namespace, str]
 RowKey = tuple[str, str]
 # The vector rows an item had before a write replaced or deleted it: (version, count).
 OldVectors = dict[RowKey, tuple[str, int]]
+# Puts made only if the item is still the version a caller read: its stored `updated_at`
+# (None: only if the item does not exist).
+Expected = dict[RowKey, str | None]
+
+
+class ChangedSinceReadError(Exception):
+    """A conditional put found the item changed (or created, or deleted) since it was
+    read; nothing was written. Read it again and redo the change."""
 
 
 class Writer:
@@ -85,11 +93,16 @@ class Writer:
         deletes: list[ItemKey],
         extras: dict[RowKey, list[Any]],
         at: float,
+        expected: Expected | None = None,
     ) -> None:
         """Register the namespaces written to, write new vector rows, then item rows (one
         UpdateItem for a single put, else BatchWriteItem), delete replaced vector rows, and
         mark emptied namespaces. Whatever fails, the namespaces the write may have emptied
-        are checked, so the registry stays exact."""
+        are checked, so the registry stays exact. With `expected` (one put only) the item
+        row is written only if still the version read, else `ChangedSinceReadError`."""
+        if expected and (len(puts) != 1 or deletes):
+            raise ValueError("a conditional put writes exactly one item")
+        expected = expected or {}
         with_ttl: dict[Namespace, bool] = {}
         for row in puts:
             namespace = key_namespace(row)
@@ -103,22 +116,29 @@ class Writer:
             if self._index is not None:
                 self._write_vector_rows(direct, extras, at)
             if direct or deletes:
-                old = self._write_rows(direct, deletes)
-            dynamo.parallel_map(self._put_pending, pending)
-        except BaseException as error:
-            try:
-                self._registry.forget_if_empty(set(with_ttl) | emptied)
-            except Exception:
-                logger.exception("Could not re-check namespaces after a failed write")
-            if isinstance(error, ClientError):
-                raise_if_collection_full(error, with_ttl)
+                old = self._write_rows(direct, deletes, expected)
+            dynamo.parallel_map(lambda row: self._put_pending(row, expected), pending)
+        except ClientError as error:
+            self._forget_after_failure(set(with_ttl) | emptied)
+            if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                raise ChangedSinceReadError("the item changed since it was read") from None
+            raise_if_collection_full(error, with_ttl)
+            raise
+        except BaseException:
+            self._forget_after_failure(set(with_ttl) | emptied)
             raise
         if self._index is not None:
             self._delete_replaced_vector_rows(direct, old)
         if emptied:
             self._registry.forget_if_empty(emptied)
 
-    def _put_pending(self, row: dict[str, Any]) -> None:
+    def _forget_after_failure(self, namespaces: set[Namespace]) -> None:
+        try:
+            self._registry.forget_if_empty(namespaces)
+        except Exception:
+            logger.exception("Could not re-check namespaces after a failed write")
+
+    def _put_pending(self, row: dict[str, Any], expected: Expected) -> None:
         """Stream mode: one UpdateItem, no embedding. New or changed content writes the row
         with its pending marker and drops the stale vector; the same content (an identical
         re-put, a change outside the embedded fields) only updates the value and keeps the
@@ -129,11 +149,14 @@ class Writer:
         changed = update_arguments(row, CHANGED_CONTENT_REMOVES + self._filters)
         same = update_arguments(same_row, SAME_CONTENT_REMOVES + self._filters)
         digest = row[CONTENT_HASH]
+        version = _version_condition(expected, row, changed, same)
         for _ in range(MAX_PENDING_ATTEMPTS):
-            new = "attribute_not_exists(#ch) OR #ch <> :ch"
+            new = f"(attribute_not_exists(#ch) OR #ch <> :ch){version}"
             if self._conditional_update(changed, digest, new) is not None:
                 return
-            old = self._conditional_update(same, digest, "#ch = :ch", returns="ALL_OLD")
+            old = self._conditional_update(same, digest, f"#ch = :ch{version}", returns="ALL_OLD")
+            if version and old is None:
+                raise ChangedSinceReadError("the item changed since it was read")
             if old is not None:
                 if carried(old) != carried(same_row):  # only then do its rows need to move
                     item = vector_rows.with_carried(old, carried(same_row))
@@ -209,17 +232,21 @@ class Writer:
         except Exception as error:  # a refresh is best effort: never fail the read
             logger.warning("TTL refresh of %s/%s failed: %r", row[PK], row[SK], error)
 
-    def _write_rows(self, puts: list[dict[str, Any]], deletes: list[ItemKey]) -> OldVectors:
+    def _write_rows(
+        self, puts: list[dict[str, Any]], deletes: list[ItemKey], expected: Expected
+    ) -> OldVectors:
         """Write item rows; returns the vector rows (version, count) each overwritten or
         deleted item had (only with an index)."""
         returns = {"ReturnValues": "UPDATED_OLD"} if self._index else {}
         if len(puts) == 1 and not deletes:
             args = update_arguments(puts[0], self._optional)
+            version = _version_condition(expected, puts[0], args)
             key = args.pop("Key")
             response = self._client.update_item(
                 TableName=self._table,
                 Key=dynamo.serialize(key),
                 UpdateExpression=args["UpdateExpression"],
+                **({"ConditionExpression": version.removeprefix(" AND ")} if version else {}),
                 ExpressionAttributeNames=args["ExpressionAttributeNames"],
                 ExpressionAttributeValues=dynamo.serialize(args["ExpressionAttributeValues"]),
                 **returns,
@@ -320,3 +347,17 @@ def _old_vectors(rows: list[dict[str, Any]]) -> OldVectors:
         for r in rows
         if VECTOR_VERSION in r and r.get(VECTOR_COUNT) is not None
     }
+
+
+def _version_condition(expected: Expected, row: dict[str, Any], *updates: dict[str, Any]) -> str:
+    """The clause (`" AND ..."`) a conditional put adds to `updates`' conditions, with its
+    names and values added to them ("" for an unconditional put)."""
+    key = (row[PK], row[SK])
+    if key not in expected:
+        return ""
+    stamp = expected[key]
+    for args in updates:
+        args["ExpressionAttributeNames"]["#read"] = UPDATED_AT if stamp else PK
+        if stamp:
+            args["ExpressionAttributeValues"][":read"] = stamp
+    return " AND #read = :read" if stamp else " AND attribute_not_exists(#read)"

@@ -17,9 +17,19 @@ from moto.core.responses import ActionResult
 
 from ._bedrock import BedrockValidationError
 from ._settings import current_settings
-from .extractor import extract_facts
+from .extractor import (
+    consolidate,
+    extract_episodes,
+    extract_facts,
+    extract_preferences,
+    extract_summary,
+    fill_schema,
+)
 
 MEMORIES = "memories"
+DECISIONS = "decisions"
+# The tool a custom strategy with its own schema offers (extraction.custom).
+CUSTOM_TOOL = "CustomMemories"
 CHARS_PER_TOKEN = 4
 
 
@@ -27,9 +37,9 @@ def _texts(messages: list[dict[str, Any]]) -> list[str]:
     return [block["text"] for m in messages for block in m.get("content", []) if "text" in block]
 
 
-def _tool(request: dict[str, Any]) -> str | None:
-    """The tool to answer with: the one the request forces, else the first whose input
-    schema has a `memories` property."""
+def _tool(request: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The tool to answer with and its input schema: the one the request forces, else the
+    first whose input schema has a `memories` or `decisions` property."""
     config = request.get("toolConfig") or {}
     forced = (config.get("toolChoice") or {}).get("tool", {}).get("name")
     for tool in config.get("tools", []):
@@ -37,9 +47,27 @@ def _tool(request: dict[str, Any]) -> str | None:
         schema = spec.get("inputSchema", {}).get("json", {})
         if isinstance(schema, str):
             schema = json.loads(schema)
-        if MEMORIES in schema.get("properties", {}) and forced in (None, spec.get("name")):
-            return str(spec["name"])
+        answers = {MEMORIES, DECISIONS} & set(schema.get("properties", {}))
+        if answers and forced in (None, spec.get("name")):
+            return str(spec["name"]), schema
     return None
+
+
+def _answer(tool: str, schema: dict[str, Any], text: str) -> dict[str, Any]:
+    """What the deterministic extractor answers for the strategy (or consolidation) the
+    tool belongs to, by the tool's name: a custom strategy's schema is filled, any other
+    tool gets the semantic facts."""
+    if DECISIONS in schema.get("properties", {}):
+        return {DECISIONS: consolidate(text)}
+    by_tool = {
+        "Facts": extract_facts,
+        "Preferences": extract_preferences,
+        "SessionSummary": extract_summary,
+        "Episodes": extract_episodes,
+    }
+    if tool == CUSTOM_TOOL:
+        return {MEMORIES: fill_schema(schema, text)}
+    return {MEMORIES: by_tool.get(tool, extract_facts)(text)}
 
 
 def converse(model_id: str, request: dict[str, Any]) -> dict[str, Any]:
@@ -53,9 +81,10 @@ def converse(model_id: str, request: dict[str, Any]) -> dict[str, Any]:
     if latency:
         time.sleep(latency)
     texts = _texts(messages) + [s["text"] for s in request.get("system") or [] if "text" in s]
-    tool = _tool(request)
-    if tool is not None:
-        answer = {MEMORIES: extract_facts("\n".join(_texts(messages)))}
+    found = _tool(request)
+    if found is not None:
+        tool, schema = found
+        answer = _answer(tool, schema, "\n".join(_texts(messages)))
         content: list[dict[str, Any]] = [
             {
                 "toolUse": {

@@ -77,6 +77,10 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
     "placeholders, a strategy's settings, a chat model's attributes": {
         "extraction/candidates.py": {"model", "tenant", "thread_id"},
         "extraction/strategy.py": {"model", "namespace", "tenant", "thread_id"},
+        "extraction/fields.py": {"thread_id"},
+    },
+    "pydantic's validator mode": {
+        "extraction/custom.py": {"after"},
     },
     "the lexical embedder's stopword and word feature prefix": {
         "embedders/lexical.py": {"i", "w:"},

@@ -1,0 +1,133 @@
+"""Consolidation on the emulation: each decision (add, update, supersede, no-op), the same
+fact twice is one memory, updates never lost to a concurrent extraction, supersede keeps
+history, and forgetting a thread rolls back only its share."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from langgraph.store.dynamodb.extraction import NearestConsolidator, Transcript
+from langgraph.store.dynamodb.extraction.apply import apply
+from langgraph.store.dynamodb.extraction.fields import CURRENT, STATUS, SUPERSEDED
+from langgraph.store.dynamodb.extraction.model_call import extract
+from langgraph.store.dynamodb.extraction.reader import read_thread
+from langgraph.store.dynamodb.extraction.recall import RecallSource, recall
+from langgraph.store.dynamodb.testing import mock_aws
+
+from .conftest import NAMESPACE, TENANT, USER, Tables, open_tables
+
+SOURCE = RecallSource(("memories", "{tenant}", "{user_id}", "facts"))
+VALUES = {"tenant": TENANT, "user_id": USER}
+
+
+@pytest.fixture
+def tables() -> Iterator[Tables]:
+    with mock_aws(), open_tables(consolidator=NearestConsolidator()) as opened:
+        yield opened
+
+
+def memories(tables: Tables) -> dict[str, dict[str, object]]:
+    return {item.key: item.value for item in tables.store.search(NAMESPACE, limit=100)}
+
+
+def test_new_facts_are_added_without_a_consolidation_call(tables: Tables) -> None:
+    tables.say("t1", "My dog is Rex. I like jazz.")
+    (run,) = tables.extractor.run(TENANT, "t1").runs
+    assert len(run.written) == 2 and run.model_calls == 1
+    assert all(v[STATUS] == CURRENT for v in memories(tables).values())
+
+
+def test_the_same_fact_from_two_threads_is_one_memory(tables: Tables) -> None:
+    tables.say("t1", "My dog is Rex.")
+    tables.extractor.run(TENANT, "t1")
+    tables.say("t2", "My dog is Rex.")
+    (run,) = tables.extractor.run(TENANT, "t2").runs
+    assert run.written == () and run.unchanged == 1 and run.model_calls == 1
+    assert tables.facts() == ["User's dog is Rex"]
+
+
+def test_a_refinement_updates_in_place_keeping_the_old_version(tables: Tables) -> None:
+    tables.say("t1", "My dog is Rex.")
+    tables.extractor.run(TENANT, "t1")
+    (key,) = memories(tables)
+    tables.say("t2", "My dog is Rex the beagle.")
+    (run,) = tables.extractor.run(TENANT, "t2").runs
+    assert run.model_calls == 2 and run.written == (key,)
+    value = memories(tables)[key]
+    assert value["text"] == "User's dog is Rex the beagle"
+    assert value["provenance"]["thread_id"] == "t2"  # type: ignore[index]
+    (old,) = value["revisions"]  # type: ignore[misc]
+    assert old["content"]["text"] == "User's dog is Rex" and old["provenance"]["thread_id"] == "t1"
+
+
+def test_a_contradiction_supersedes_and_history_shows_the_old_fact(tables: Tables) -> None:
+    tables.say("t1", "My city is Oslo.")
+    tables.extractor.run(TENANT, "t1")
+    (old_key,) = memories(tables)
+    tables.say("t2", "Actually, my city is Bergen.")
+    (run,) = tables.extractor.run(TENANT, "t2").runs
+    assert run.model_calls == 2
+    found = memories(tables)
+    new_key = next(k for k in found if k != old_key)
+    assert found[old_key][STATUS] == SUPERSEDED and found[old_key]["superseded_by"] == new_key
+    assert found[old_key]["superseded_at"] and found[new_key]["supersedes"] == old_key
+    now = [r.text for r in recall(tables.store, [SOURCE], VALUES, "which city")]
+    assert now == ["User's city is Bergen"]
+    before = [r.text for r in recall(tables.store, [SOURCE], VALUES, "city", history=True)]
+    assert "User's city is Bergen" in before
+    assert any(t.startswith("User's city is Oslo (no longer true since") for t in before)
+
+
+def test_two_concurrent_updates_of_one_memory_both_land(tables: Tables) -> None:
+    """Both extractions decide against the same version; the second to write finds it
+    changed, reads again and redoes its update: neither update is lost."""
+    tables.say("t1", "My dog is Rex.")
+    tables.extractor.run(TENANT, "t1")
+    (key,) = memories(tables)
+    consolidator = NearestConsolidator()
+    model = tables.extractor.chat_model("amazon.nova-micro-v1:0")
+    strategy = tables.extractor.config().strategies[0]
+    decided = []
+    for thread, text in (("t2", "My dog is Rex the beagle."), ("t3", "My dog is Rex the brave.")):
+        tables.say(thread, text)
+        state = read_thread(tables.saver, TENANT, thread)
+        assert state is not None
+        transcript = Transcript(TENANT, thread, state.messages, VALUES)
+        candidates = extract(strategy, transcript, model).candidates
+        decided.append(consolidator.decide(candidates, NAMESPACE, strategy, tables.store, model))
+    for decisions in decided:  # both read the first version before either wrote
+        apply(tables.store, decisions)
+    value = memories(tables)[key]
+    texts = [r["content"]["text"] for r in value["revisions"]] + [value["text"]]  # type: ignore[attr-defined]
+    assert texts == [
+        "User's dog is Rex",
+        "User's dog is Rex the beagle",
+        "User's dog is Rex the brave",
+    ]
+
+
+def test_forgetting_a_thread_restores_what_it_superseded_and_rolls_back_updates(
+    tables: Tables,
+) -> None:
+    tables.say("t1", "My city is Oslo. My dog is Rex.")
+    tables.extractor.run(TENANT, "t1")
+    tables.say("t2", "Actually, my city is Bergen. My dog is Rex the beagle. I like jazz.")
+    tables.extractor.run(TENANT, "t2")
+    assert tables.extractor.forget_thread(TENANT, "t2") == 2  # Bergen and jazz
+    found = memories(tables)
+    assert sorted(v["text"] for v in found.values()) == ["User's city is Oslo", "User's dog is Rex"]  # type: ignore[type-var]
+    assert all(v[STATUS] == CURRENT and "revisions" not in v for v in found.values())
+    assert all("superseded_by" not in v for v in found.values())
+    assert tables.extractor.forget_thread(TENANT, "t1") == 2
+    assert memories(tables) == {}
+
+
+def test_forgetting_the_older_thread_keeps_what_a_newer_one_formed(tables: Tables) -> None:
+    tables.say("t1", "My dog is Rex.")
+    tables.extractor.run(TENANT, "t1")
+    tables.say("t2", "My dog is Rex the beagle.")
+    tables.extractor.run(TENANT, "t2")
+    assert tables.extractor.forget_thread(TENANT, "t1") == 0
+    (value,) = memories(tables).values()
+    assert value["text"] == "User's dog is Rex the beagle" and "revisions" not in value

@@ -1,0 +1,100 @@
+"""Recall on the hot path: `MemoryRecall` in a `create_agent` agent puts the user's current
+memories into the system message before each model call; a store outage means a turn
+without memories and a warning; `recall` caps what it returns in tokens and reads only
+the tenant's and user's own namespaces."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+from uuid import UUID
+
+import pytest
+from langchain.agents import create_agent
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.extraction import NearestConsolidator
+from langgraph.store.dynamodb.extraction.middleware import MemoryRecall
+from langgraph.store.dynamodb.extraction.recall import RecallSource, recall
+from langgraph.store.dynamodb.testing import ScriptedChatModel, mock_aws
+
+from .conftest import TENANT, USER, Tables, open_tables
+
+FACTS = RecallSource(("memories", "{tenant}", "{user_id}", "facts"), label="Facts")
+
+
+class Prompts(BaseCallbackHandler):
+    """The system messages each model call received."""
+
+    def __init__(self) -> None:
+        self.systems: list[str] = []
+
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any],
+        messages: list[list[BaseMessage]],
+        *,
+        run_id: UUID,
+        **kw: Any,
+    ) -> None:
+        for batch in messages:
+            self.systems += [str(m.content) for m in batch if isinstance(m, SystemMessage)]
+
+
+@pytest.fixture
+def tables() -> Iterator[Tables]:
+    with mock_aws(), open_tables(consolidator=NearestConsolidator()) as opened:
+        opened.say("t1", "My city is Oslo. I like jazz.")
+        opened.extractor.run(TENANT, "t1")
+        opened.say("t2", "Actually, my city is Bergen.")
+        opened.extractor.run(TENANT, "t2")
+        yield opened
+
+
+def ask(store: DynamoDBStore, text: str, user: str = USER) -> Prompts:
+    agent = create_agent(
+        ScriptedChatModel(responses=[AIMessage("Noted.")]),
+        system_prompt="You are a travel assistant.",
+        middleware=[MemoryRecall([FACTS], max_tokens=200)],
+        store=store,
+    )
+    prompts = Prompts()
+    config = {"configurable": {"tenant": TENANT, "user_id": user}, "callbacks": [prompts]}
+    agent.invoke({"messages": [HumanMessage(text)]}, config)  # type: ignore[arg-type]
+    return prompts
+
+
+def test_the_agent_sees_the_users_current_memories(tables: Tables) -> None:
+    (system,) = ask(tables.store, "Which city do I live in?").systems
+    assert system.startswith("You are a travel assistant.")
+    assert "- User's city is Bergen" in system and "Oslo" not in system
+
+
+def test_another_user_recalls_nothing(tables: Tables) -> None:
+    (system,) = ask(tables.store, "Which city do I live in?", user="u2").systems
+    assert system == "You are a travel assistant."
+
+
+def test_a_store_outage_is_a_turn_without_memories_and_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with (
+        mock_aws(),
+        DynamoDBStore("no-such-table", region_name="us-east-1") as store,
+        caplog.at_level(logging.WARNING),
+    ):
+        (system,) = ask(store, "Which city do I live in?").systems
+    assert system == "You are a travel assistant."
+    assert any("Recall skipped" in r.message for r in caplog.records)
+
+
+def test_recall_keeps_to_its_token_cap_and_shows_history_on_request(tables: Tables) -> None:
+    values = {"tenant": TENANT, "user_id": USER}
+    everything = recall(tables.store, [FACTS], values, "city jazz", max_tokens=1000)
+    assert sorted(r.text for r in everything) == ["User likes jazz", "User's city is Bergen"]
+    capped = recall(tables.store, [FACTS], values, "city", max_tokens=6)
+    assert [r.text for r in capped] == ["User's city is Bergen"]
+    history = recall(tables.store, [FACTS], values, "city", history=True)
+    assert len(history) == 3
