@@ -207,7 +207,7 @@ def load_here(path: Path) -> dict[str, float]:
     with mock_aws():
         base, _ = _memory_mb()
         started = time.perf_counter()
-        state.load(_client, path)
+        state.load(_client, path, [REGION])
         load_s = time.perf_counter() - started
         rss, peak = _memory_mb()
     return {"load_s": load_s, "base_mb": base, "rss_mb": rss, "peak_mb": peak}

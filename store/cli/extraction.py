@@ -27,7 +27,7 @@ from .output import console, done, print_json
 from .target import Target, targeted
 
 app = typer.Typer(
-    help="Memories formed from threads in the background: config, status, replay.",
+    help="Memories formed in the background: config, status, replay.",
     no_args_is_help=True,
 )
 config_app = typer.Typer(help="The table's extraction config: show, set.", no_args_is_help=True)
@@ -50,8 +50,9 @@ def extractor(target: Target) -> Extractor:
 @friendly
 @targeted()
 def show_config(target: Target, tenant: TenantOpt = None) -> None:
-    """Print the table's config as JSON (with --tenant: that tenant's override, and the
-    config it runs with)."""
+    """Print the table's extraction config as JSON.
+
+    With --tenant: that tenant's override, and the config it runs with."""
     found = extractor(target)
     config = found.config()
     shown: dict[str, Any] = {"config": config.model_dump(mode="json")}
@@ -70,8 +71,10 @@ def set_config(
     settings: Annotated[str, typer.Argument(help="The config as JSON, or @FILE holding it.")],
     tenant: TenantOpt = None,
 ) -> None:
-    """Check and save the table's config (with --tenant: that tenant's override; `null`
-    removes it). A wrong setting is one line naming it, and nothing is saved."""
+    """Check and save the table's extraction config.
+
+    With --tenant: that tenant's override (`null` removes it). A wrong setting is one
+    line naming it, and nothing is saved."""
     text = Path(settings[1:]).read_text() if settings.startswith("@") else settings
     try:
         data = json.loads(text)
@@ -105,7 +108,9 @@ def status(
     tenant: Annotated[str, typer.Option(help="The tenant whose threads to show.")] = "",
     thread: Annotated[str | None, typer.Option(help="Only this thread.")] = None,
 ) -> None:
-    """Per thread and strategy: the checkpoint processed through, the messages behind the
+    """Show how far extraction has processed each thread.
+
+    Per thread and strategy: the checkpoint processed through, the messages behind the
     newest checkpoint (lag), the last run and the last error or skip reason."""
     found = extractor(target).status(tenant, thread)
     if target.json:
@@ -147,8 +152,9 @@ def replay(
         list[str] | None, typer.Option(help="Only this strategy (repeatable).")
     ] = None,
 ) -> None:
-    """Reprocess a thread from a point (the start by default): its memories keep their
-    keys, so a replay rewrites them and never duplicates."""
+    """Reprocess a thread from a point (the start by default).
+
+    Its memories keep their keys, so a replay rewrites them and never duplicates."""
     try:
         report = extractor(target).replay(
             tenant, thread_id, after_checkpoint=after, strategies=strategy

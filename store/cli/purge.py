@@ -84,9 +84,11 @@ def purge_command(
         ),
     ] = False,
 ) -> None:
-    """Erase every memory, vector, index entry and registry row at or below PREFIX (and
-    the threads the options name), then read every partition again and report what is
-    left (0 when complete). Never scans unless --verify-scan or --all-tenants; an
+    """Erase everything at or below PREFIX and verify what is left.
+
+    Every memory, vector, index entry and registry row at or below PREFIX goes (and the
+    threads the options name); then every partition is read again and what is left
+    reported (0 when complete). Never scans unless --verify-scan or --all-tenants; an
     interrupted purge resumes when run again. Exit 3 when rows remain (written during the
     purge: run it again), 4 when not confirmed."""
     threads = threads_tenant is not None or untenanted_threads

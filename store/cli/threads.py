@@ -180,9 +180,11 @@ def rm(
 @friendly
 @targeted()
 def forget(target: Target, thread_id: ThreadArg, tenant: TenantOpt = None) -> None:
-    """Forget what the thread taught the long-term memory: delete the memories only it
-    formed, roll memories it updated back to their version from another thread, bring back
-    what it superseded. The thread itself stays (`threads rm` deletes it)."""
+    """Forget what one thread taught the long-term memory.
+
+    Delete the memories only it formed, roll memories it updated back to their version
+    from another thread, bring back what it superseded. The thread itself stays
+    (`threads rm` deletes it)."""
     from langgraph.store.dynamodb.extraction import Extractor
 
     extractor = Extractor(target.store(), target.saver(tenant))

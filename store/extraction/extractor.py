@@ -400,9 +400,9 @@ class Extractor:
             yield from self._cursors.tenant_rows(tenant)
 
         return [
-            RowSource("extracted memories", memories),
-            RowSource("extraction ledger", ledger),
-            RowSource("extraction cursors", partition),
+            RowSource("extracted_memories", memories),
+            RowSource("extraction_ledger", ledger),
+            RowSource("extraction_cursors", partition),
         ]
 
 
