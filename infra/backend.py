@@ -295,16 +295,23 @@ class MemoryBackend(Construct):
             found.append(self._profile_models_statement())
         return found
 
-    def _consumer(self, removal: RemovalPolicy) -> lambda_.Function:
-        settings = self.settings
+    def _function_role(
+        self,
+        name: str,
+        description: str,
+        components: tuple[Component, ...],
+        removal: RemovalPolicy,
+    ) -> tuple[iam.Role, logs.LogGroup]:
+        """A Lambda's log group (`<name>Logs`) and role (`<name>Role`): it may write its
+        logs and make the calls its components declare, nothing else."""
         log_group = logs.LogGroup(
-            self, "EmbedderLogs", retention=logs.RetentionDays.ONE_MONTH, removal_policy=removal
+            self, f"{name}Logs", retention=logs.RetentionDays.ONE_MONTH, removal_policy=removal
         )
-        role = self.consumer_role = iam.Role(
+        role = iam.Role(
             self,
-            "EmbedderRole",
+            f"{name}Role",
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
-            description="Stream consumer of the memory table: embeds pending items",
+            description=description,
         )
         role.add_to_policy(
             iam.PolicyStatement(
@@ -312,9 +319,20 @@ class MemoryBackend(Construct):
                 resources=[log_group.log_group_arn],
             )
         )
-        for component in (Component.CONSUMER, Component.STREAM_POLLER):
+        for component in components:
             for statement in self._statements(component):
                 role.add_to_policy(statement)
+        return role, log_group
+
+    def _consumer(self, removal: RemovalPolicy) -> lambda_.Function:
+        settings = self.settings
+        role, log_group = self._function_role(
+            "Embedder",
+            "Stream consumer of the memory table: embeds pending items",
+            (Component.CONSUMER, Component.STREAM_POLLER),
+            removal,
+        )
+        self.consumer_role = role
         function = lambda_.Function(
             self,
             "Embedder",
@@ -364,24 +382,13 @@ class MemoryBackend(Construct):
     def _extractor(self, removal: RemovalPolicy) -> lambda_.Function:
         """The extraction Lambda on the extraction queue, with its own role."""
         settings = self.settings
-        log_group = logs.LogGroup(
-            self, "ExtractorLogs", retention=logs.RetentionDays.ONE_MONTH, removal_policy=removal
+        role, log_group = self._function_role(
+            "Extractor",
+            "Extraction of the memory table's threads into memories",
+            (Component.EXTRACTOR, Component.QUEUE_POLLER),
+            removal,
         )
-        role = self.extractor_role = iam.Role(
-            self,
-            "ExtractorRole",
-            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
-            description="Extraction of the memory table's threads into memories",
-        )
-        role.add_to_policy(
-            iam.PolicyStatement(
-                actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-                resources=[log_group.log_group_arn],
-            )
-        )
-        for component in (Component.EXTRACTOR, Component.QUEUE_POLLER):
-            for statement in self._statements(component):
-                role.add_to_policy(statement)
+        self.extractor_role = role
         function = lambda_.Function(
             self,
             "Extractor",
