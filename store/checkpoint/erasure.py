@@ -3,8 +3,8 @@ tenant's, those of savers without a tenant key, or every thread of the table.
 
 A tenant's threads come as its runs' index rows, every row of each of its threads, then
 its thread registry, in that order, so a purge killed at any point finds the rest when
-run again (the registry lists the threads; the checkpoint rows lead to the run index
-rows). Each source also says which partitions it owns, so a purge that sweeps the table
+run again (the registry lists the threads; the checkpoint rows and the run links, which
+live as long as the run index rows, lead to those). Each source also says which partitions it owns, so a purge that sweeps the table
 with a Scan (`scan=True`, `--verify-scan`) finds the rows no registry lists: a thread
 whose registry row expired or was never written. Every thread of the table (`--all-tenants`)
 can only be found that way: no row lists the tenants."""
@@ -17,7 +17,14 @@ from typing import Any
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.store.dynamodb.table.keys import Namespace
 from langgraph.store.dynamodb.table.row_sources import RowSource
-from langgraph.store.dynamodb.table.schema import CHECKPOINT, PK, RUN_KIND, SK, THREAD_KIND
+from langgraph.store.dynamodb.table.schema import (
+    CHECKPOINT,
+    PK,
+    RUN_KIND,
+    RUN_LINK,
+    SK,
+    THREAD_KIND,
+)
 from langgraph.store.dynamodb.table.thread_keys import Thread, registry_pk, run_pk
 
 from .access import Access
@@ -91,7 +98,12 @@ def _tenant_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
 
     def runs(_: Namespace) -> Iterator[Key]:
         for thread in threads():
-            yield from run_keys(thread, list(access.query(thread.pk, CHECKPOINT, expired_too=True)))
+            leading = [
+                row
+                for prefix in (CHECKPOINT, RUN_LINK)
+                for row in access.query(thread.pk, prefix, expired_too=True)
+            ]
+            yield from run_keys(thread, leading)
 
     def rows(_: Namespace) -> Iterator[Key]:
         for thread in threads():

@@ -60,6 +60,7 @@ from langgraph.store.dynamodb.table.thread_keys import (
     checkpoint_sk,
     parse_checkpoint_sk,
     registry_pk,
+    run_link_sk,
     run_pk,
     run_sk,
     write_field,
@@ -98,15 +99,17 @@ def dump(serde: SerializerProtocol, value: Any, what: str) -> tuple[str, bytes]:
 class RowSet:
     """A put's rows: chunks first (invisible until referenced), then the value rows they
     belong to (`heads`), then the checkpoint row (`checkpoint`: its key and the
-    attributes an update sets, keeping writes stored meanwhile). `registry` and `run` are
-    the rows a put rewrites only when they may expire before the checkpoint;
-    `referenced` the value rows of earlier puts the checkpoint reads (head keys)."""
+    attributes an update sets, keeping writes stored meanwhile). `registry` and `run` (with
+    `link`, its copy in the thread's partition) are the rows a put rewrites only when
+    they may expire before the checkpoint; `referenced` the value rows of earlier puts the
+    checkpoint reads (head keys)."""
 
     chunks: list[dict[str, Any]] = field(default_factory=list)
     heads: list[dict[str, Any]] = field(default_factory=list)
     checkpoint: dict[str, Any] = field(default_factory=dict)
     registry: dict[str, Any] = field(default_factory=dict)
     run: dict[str, Any] | None = None
+    link: dict[str, Any] | None = None
     referenced: list[dict[str, str]] = field(default_factory=list)
 
 
@@ -129,8 +132,8 @@ def checkpoint_rows(
     that version when the version is not new and the row is known to be stored (an
     earlier snapshot, which the saver wrote or read), and no value otherwise (emptied,
     so a read asks for no missing row). `ttl` goes on the rows written for the checkpoint,
-    `keep` on the registry and run index rows. Every key is checked before anything is
-    written."""
+    `keep` on the registry, run index and run link rows. Every key is checked before
+    anything is written."""
     configurable = config["configurable"]
     ns = configurable.get("checkpoint_ns", "")
     parent_id = configurable.get("checkpoint_id")
@@ -182,10 +185,12 @@ def checkpoint_rows(
             SK: run_sk(thread.thread_id, ns),
             **keep,
         }
+        rows.link = {PK: thread.pk, SK: run_link_sk(str(run_id), ns), **keep}
     rows.checkpoint = {PK: thread.pk, SK: sk, **attributes}
     rows.registry = registry_row(thread, keep)
     what = f"checkpoint {checkpoint['id']!r} of {thread}"
-    check_keys(thread.pk, [r[SK] for r in rows.chunks + rows.heads] + [sk], what)
+    links = [rows.link[SK]] if rows.link else []
+    check_keys(thread.pk, [r[SK] for r in rows.chunks + rows.heads] + [sk] + links, what)
     check_registry_key(thread, what)
     if rows.run is not None:
         check_keys(rows.run[PK], [rows.run[SK]], f"{what}, its run index row (run id, thread id)")

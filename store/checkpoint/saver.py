@@ -39,6 +39,7 @@ from langgraph.store.dynamodb.table.schema import (
     PK,
     RUN,
     RUN_KIND,
+    RUN_LINK,
     SK,
     TTL_MINUTES,
 )
@@ -365,6 +366,9 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         actions: builtins.list[dict[str, Any]] = [_slide(key, ttl) for key in keys]
         if RUN in checkpoint:
             actions.append(_slide(upkeep.run_key(thread, checkpoint), keep))
+            link = upkeep.run_link_key(thread, checkpoint)
+            if link is not None:
+                actions.append(_slide(link, keep))
         registry = registry_row(thread, keep)
         actions.append({"Put": {"Item": registry}})
         for chunk in dynamo.chunks(actions, TRANSACT_LIMIT):
@@ -538,13 +542,18 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         access = self._access
         until = expiry_of(rows.checkpoint)
         extras = []
-        if not self._known.outlives(_key(rows.registry), until, TRUST_SECONDS):
-            extras.append(rows.registry)
-        if rows.run is not None and not self._known.outlives(_key(rows.run), until):
-            extras.append(rows.run)
+        if rows.run is not None and rows.link is not None:
+            if not self._known.outlives(_key(rows.run), until):
+                extras += [rows.run, rows.link]
         kept = self._kept_alive(rows.referenced, until)
         keep = {k: v for k, v in rows.registry.items() if k in (EXPIRES_AT, TTL_MINUTES)}
         slides = [keep_alive(key, keep) for key in kept]
+        # The registry lists the thread: it outlives every row this put writes or extends.
+        lives = [until] + [expiry_of(r) for r in extras]
+        if slides:
+            lives.append(expiry_of(keep))
+        if not self._known.outlives(_key(rows.registry), max(lives), TRUST_SECONDS):
+            extras.insert(0, rows.registry)
         commit = [set_attributes(rows.checkpoint)] + [{"Put": {"Item": r}} for r in extras]
         with access.guard(thread):
             if not (rows.chunks or rows.heads or extras or slides):
@@ -765,12 +774,13 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
 
     def thread_rows(self, thread_id: str) -> builtins.list[dict[str, Any]]:
         """Every live row of the thread as stored (checkpoints, channel values, chunks;
-        binary values as bytes), in key order: what `write_thread_rows` restores."""
+        binary values as bytes), in key order: what `write_thread_rows` restores (run
+        links are left out: it makes them from the checkpoints, like run index rows)."""
         thread = self._bound_thread(thread_id)
         rows: builtins.list[dict[str, Any]] = self._pool.run(
             self._guarded, thread, lambda access: builtins.list(access.query(thread.pk))
         )
-        return rows
+        return [row for row in rows if not upkeep.is_run_link(row)]
 
     def write_thread_rows(self, thread_id: str, rows: Sequence[dict[str, Any]]) -> int:
         """Write rows `thread_rows` returned (of any thread) as the thread `thread_id`,
@@ -892,7 +902,8 @@ def _slide(key: dict[str, str], ttl: dict[str, Any]) -> dict[str, Any]:
 def _slide_all(access: Access, actions: Sequence[dict[str, Any]]) -> bool:
     """Apply one transaction of slides; False when a row of the checkpoint is gone. A
     missing run index row (an earlier version let them expire under checkpoints reads
-    kept alive) is not a reason to stop: the others are sent again without it."""
+    kept alive) or run link (earlier versions wrote none) is not a reason to stop: the
+    others are sent again without it."""
     try:
         access.transact(actions)
         return True
@@ -909,7 +920,8 @@ def _slide_all(access: Access, actions: Sequence[dict[str, Any]]) -> bool:
 
 
 def _is_run_slide(action: dict[str, Any]) -> bool:
-    return "Update" in action and str(action["Update"]["Key"][PK]).startswith(RUN_KIND)
+    key = action["Update"]["Key"] if "Update" in action else {PK: "", SK: ""}
+    return str(key[PK]).startswith(RUN_KIND) or str(key[SK]).startswith(RUN_LINK)
 
 
 def _key(row: dict[str, Any]) -> tuple[str, str]:

@@ -19,6 +19,7 @@ from langgraph.store.dynamodb.table.schema import (
     PARENT,
     PK,
     RUN,
+    RUN_LINK,
     SK,
     TTL_MINUTES,
     TYPE,
@@ -30,8 +31,10 @@ from langgraph.store.dynamodb.table.thread_keys import (
     checkpoint_sk,
     checkpoints_prefix,
     parse_checkpoint_sk,
+    parse_run_link_sk,
     parse_run_sk,
     registry_pk,
+    run_link_sk,
     run_pk,
     run_sk,
 )
@@ -69,24 +72,45 @@ def run_key(thread: Thread, row: dict[str, Any]) -> Key:
 
 
 def run_keys(thread: Thread, rows: Sequence[dict[str, Any]]) -> list[Key]:
-    """The run index rows leading to checkpoint `rows`, each once."""
-    keys = {(k[PK], k[SK]): k for k in (run_key(thread, r) for r in rows if RUN in r)}
-    return list(keys.values())
+    """The run index rows the checkpoint rows among `rows` lead to, and those the run
+    links among them name, each once."""
+    found = [run_key(thread, r) for r in rows if is_checkpoint(r) and RUN in r]
+    found += [linked_run(thread, r) for r in rows if is_run_link(r)]
+    return list({(k[PK], k[SK]): k for k in found}.values())
+
+
+def run_link_key(thread: Thread, row: dict[str, Any]) -> Key | None:
+    """The run link of a checkpoint row (None for rows of earlier versions: their run
+    index rows name the checkpoint, and no link names those)."""
+    if RUN not in row or VALUES not in row:
+        return None
+    ns, _ = parse_checkpoint_sk(row[SK])
+    return {PK: thread.pk, SK: run_link_sk(str(row[RUN]), ns)}
+
+
+def linked_run(thread: Thread, link: dict[str, Any]) -> Key:
+    """The run index row a run link names."""
+    run_id, ns = parse_run_link_sk(link[SK])
+    return {PK: run_pk(thread.tenant, run_id), SK: run_sk(thread.thread_id, ns)}
 
 
 def is_checkpoint(row: dict[str, Any]) -> bool:
     return str(row[SK]).startswith(CHECKPOINT)
 
 
+def is_run_link(row: dict[str, Any]) -> bool:
+    return str(row[SK]).startswith(RUN_LINK)
+
+
 def delete_thread(access: Access, thread: Thread) -> int:
     """Delete every row of `thread`, its run index rows and its registry row, in an order
     that a rerun after a crash completes: the run index rows first (only the checkpoint
-    rows lead to them), then the checkpoints (so a concurrent reader never sees one
+    rows and run links lead to them), then the checkpoints (so a concurrent reader never sees one
     without its values), then the values and the registry row. Returns the thread's rows
     deleted."""
     rows = list(access.query(thread.pk, expired_too=True))
     checkpoints = [r for r in rows if is_checkpoint(r)]
-    access.write([], run_keys(thread, checkpoints))
+    access.write([], run_keys(thread, rows))
     access.write([], [_key(r) for r in checkpoints])
     listed = {PK: registry_pk(thread.tenant), SK: thread.thread_id}
     access.write([], [_key(r) for r in rows if not is_checkpoint(r)] + [listed])
@@ -104,8 +128,10 @@ def write_thread(access: Access, target: Thread, rows: Sequence[dict[str, Any]])
     """Write `rows` (a thread's rows, as read from its partition) into `target`: values
     and chunks first, checkpoint rows last, with run index rows for the checkpoints and a
     registry row, so a reader never sees a checkpoint before its values; the saver's TTL,
-    if any, replaces the rows' own. Returns how many rows were written (none for none; a
+    if any, replaces the rows' own. Run links among `rows` are not copied: the target's
+    are made from its checkpoints. Returns how many rows were written (none for none; a
     row given twice counts once)."""
+    rows = [row for row in rows if not is_run_link(row)]
     if not rows:
         return 0
     ttl = access.ttl()
@@ -113,12 +139,19 @@ def write_thread(access: Access, target: Thread, rows: Sequence[dict[str, Any]])
     # BatchWriteItem refuses two requests for one key.
     moved = list({row[SK]: {**row, PK: target.pk, **ttl} for row in rows}.values())
     _check_target_keys(target, moved)
-    access.write([r for r in moved if not is_checkpoint(r)], [])
     checkpoints = [r for r in moved if is_checkpoint(r)]
     listed = ttl or _longest_expiry(moved)
+    links = [{**key, **listed} for key in _run_links(target, checkpoints)]
+    access.write([r for r in moved if not is_checkpoint(r)] + links, [])
     runs = [{**key, **listed} for key in run_keys(target, checkpoints)]
     access.write(checkpoints + runs + [registry_row(target, listed)], [])
     return len(moved)
+
+
+def _run_links(thread: Thread, checkpoints: Sequence[dict[str, Any]]) -> list[Key]:
+    """The run links of checkpoint rows, each once."""
+    keys = (run_link_key(thread, row) for row in checkpoints)
+    return list({(k[PK], k[SK]): k for k in keys if k is not None}.values())
 
 
 def _check_target_keys(target: Thread, rows: Sequence[dict[str, Any]]) -> None:
@@ -127,7 +160,10 @@ def _check_target_keys(target: Thread, rows: Sequence[dict[str, Any]]) -> None:
     what = f"the copy into {target}"
     check_keys(target.pk, [str(r[SK]) for r in rows], what)
     check_keys(registry_pk(target.tenant), [target.thread_id], f"{what}, its registry row")
-    for key in run_keys(target, [r for r in rows if is_checkpoint(r)]):
+    checkpoints = [r for r in rows if is_checkpoint(r)]
+    links = [key[SK] for key in _run_links(target, checkpoints)]
+    check_keys(target.pk, links, f"{what}, its run links (run id, namespace)")
+    for key in run_keys(target, checkpoints):
         check_keys(key[PK], [key[SK]], f"{what}, its run index row (run id, thread id)")
 
 
@@ -160,15 +196,21 @@ def prune_keep_latest(access: Access, thread: Thread) -> int:
             keep.add((kept[PK], kept[SK]))
             keep.update(_chunks_of(kept))
             keep.update(_values_of(ns, kept, checkpoint, by_key))
+    survivors = [by_key[k] for k in keep if k in by_key and is_checkpoint(by_key[k])]
+    still_used = {(k[PK], k[SK]) for k in run_keys(thread, survivors)}
+    keep.update((r[PK], r[SK]) for r in rows if is_run_link(r) and _leads_to(thread, r, still_used))
     doomed = [r for r in rows if (r[PK], r[SK]) not in keep]
     checkpoints = [r for r in doomed if is_checkpoint(r)]
     access.write([], [_key(r) for r in checkpoints])
-    others = [_key(r) for r in doomed if not is_checkpoint(r)]
-    survivors = [by_key[k] for k in keep if k in by_key and is_checkpoint(by_key[k])]
-    still_used = {(k[PK], k[SK]) for k in run_keys(thread, survivors)}
-    others += [k for k in run_keys(thread, checkpoints) if (k[PK], k[SK]) not in still_used]
-    access.write([], others)
+    # Run index rows before the links naming them, so a rerun after a crash finds them.
+    access.write([], [k for k in run_keys(thread, doomed) if (k[PK], k[SK]) not in still_used])
+    access.write([], [_key(r) for r in doomed if not is_checkpoint(r)])
     return len(doomed)
+
+
+def _leads_to(thread: Thread, link: dict[str, Any], runs: set[tuple[str, str]]) -> bool:
+    key = linked_run(thread, link)
+    return (key[PK], key[SK]) in runs
 
 
 def _chain(
@@ -244,10 +286,11 @@ def _chunks_of(row: dict[str, Any]) -> set[tuple[str, str]]:
 def delete_for_runs(access: Access, tenant: str, run_ids: Sequence[str]) -> int:
     """Delete the checkpoints the runs wrote (found through each run's index partition:
     the thread namespaces a run wrote in, read for the run's checkpoints; or, from earlier
-    versions, a row per checkpoint), with their pending writes and the index rows;
-    channel values stay, as later checkpoints may share them (`prune` collects those no
+    versions, a row per checkpoint), with their pending writes, the index rows, then the
+    threads' links to them; channel values stay, as later checkpoints may share them (`prune` collects those no
     checkpoint needs)."""
     doomed: list[Key] = []
+    links: list[Key] = []
     checkpoint_keys: list[Key] = []
     found: list[dict[str, Any]] = []
     for run_id in dict.fromkeys(run_ids):
@@ -258,12 +301,14 @@ def delete_for_runs(access: Access, tenant: str, run_ids: Sequence[str]) -> int:
             if checkpoint_id is not None:
                 checkpoint_keys.append({PK: pk, SK: checkpoint_sk(ns, checkpoint_id)})
                 continue
+            links.append({PK: pk, SK: run_link_sk(run_id, ns)})
             listed = access.query(pk, checkpoints_prefix(ns), checkpoints_only=True)
             found += [r for r in listed if r.get(RUN) == run_id]
     rows = list(access.get_many(checkpoint_keys).values()) + found
     access.write([], [_key(r) for r in rows])
     chunks = [{PK: pk, SK: sk} for row in rows for pk, sk in _chunks_of(row)]
     access.write([], chunks + doomed)
+    access.write([], links)
     return len(rows)
 
 

@@ -11,7 +11,8 @@ Row kinds (`PK` / `SK`):
 - a purge's resume marker: `._meta` / `purge#<scope>`;
 - a reindex's resume marker: `._meta` / `reindex#<index name>#<scope>`;
 - thread rows: `.t/<tenant>/<thread_id>` / `c#<ns>#<checkpoint_id>` (a checkpoint),
-  `b#<ns>#<channel>#<version>` (a channel value), `z#<owner>#<field>#<i>` (a chunk);
+  `b#<ns>#<channel>#<version>` (a channel value), `z#<owner>#<field>#<i>` (a chunk),
+  `r#<run_id>#<ns>` (a run link: the thread's copy of a run index row's key);
 - thread registry row: `.t/<tenant>` / `<thread_id>`;
 - run index row: `.r/<tenant>/<run_id>` / `<thread_id>#<ns>` (earlier versions:
   `<thread_id>#<ns>#<checkpoint_id>`, one per checkpoint);
@@ -40,8 +41,8 @@ extraction partition (`.x/<tenant>`) and a thread's ledger (`.x/<tenant>/<thread
 Then sort keys, within each kind of partition: a namespace's partition holds item rows
 (`k#`) and extra vector rows (`v#`); `._meta` holds model pins (`model#`) and the resume
 markers of purges (`purge#`) and reindexes (`reindex#`) and the extraction config
-(`extraction#`); a thread's partition holds checkpoints (`c#`), channel values (`b#`) and
-chunks (`z#`); a tenant's extraction partition holds cursors (`s#`) and daily token
+(`extraction#`); a thread's partition holds checkpoints (`c#`), channel values (`b#`),
+chunks (`z#`) and run links (`r#`); a tenant's extraction partition holds cursors (`s#`) and daily token
 counts (`d#`), a ledger partition only ledger rows (`m#`). Distinct prefixes, each
 followed by an injective encoding, so distinct rows get distinct keys. The registry,
 group, thread registry and run index partitions each hold one kind of row.
@@ -89,6 +90,9 @@ RUN_KIND = ".r/"
 CHECKPOINT = "c#"
 BLOB = "b#"
 CHUNK = "z#"
+# A run link: the run index row a thread's checkpoints lead to, kept beside them for as long
+# as that row lives, so a purge finds it after the checkpoints expired.
+RUN_LINK = "r#"
 
 # Item rows. `VALUE`, the timestamps and the TTL pair make the `Item` a read returns.
 VALUE = "value"

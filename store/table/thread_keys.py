@@ -4,7 +4,8 @@ layout, and why no row of another kind shares a key, is in `schema`).
 
 A thread's rows all live in its partition, so a thread is one item collection and
 `delete_thread`/`copy_thread` are Queries of one partition; a run's index partition
-lists the checkpoints the run wrote, which `delete_for_runs` reads instead of scanning.
+lists the checkpoints the run wrote, which `delete_for_runs` reads instead of scanning;
+the thread's run links name those rows from the thread's side (`run_link_sk`).
 
 The tenant is `%`/`/`-escaped in partition keys (empty for a saver without a tenant key),
 so the first `/` after the kind ends it, and `.t/<tenant>/*` is an exact IAM
@@ -23,6 +24,7 @@ from langgraph.store.dynamodb.table.schema import (
     CHUNK,
     EXTRACTION_KIND,
     RUN_KIND,
+    RUN_LINK,
     THREAD_KIND,
     WRITE_PREFIX,
 )
@@ -103,6 +105,18 @@ def parse_run_sk(sk: str) -> tuple[str, str, str | None]:
     every checkpoint of the run in the thread's namespace)."""
     thread_id, ns, *checkpoint_id = (unescape(part) for part in sk.split(SEP))
     return thread_id, ns, checkpoint_id[0] if checkpoint_id else None
+
+
+def run_link_sk(run_id: str, checkpoint_ns: str) -> str:
+    """A thread's run link: the run index row `run_pk(tenant, run_id)` /
+    `run_sk(thread_id, checkpoint_ns)`, named in the thread's own partition."""
+    return RUN_LINK + SEP.join(escape(part) for part in (run_id, checkpoint_ns))
+
+
+def parse_run_link_sk(sk: str) -> tuple[str, str]:
+    """Inverse of `run_link_sk`: run id, namespace."""
+    run_id, ns = (unescape(part) for part in sk[len(RUN_LINK) :].split(SEP))
+    return run_id, ns
 
 
 def checkpoints_prefix(checkpoint_ns: str | None) -> str:

@@ -15,6 +15,7 @@ from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
     parse_run_sk,
     registry_pk,
+    run_link_sk,
     run_pk,
 )
 from langgraph.store.dynamodb.testing import expire_ttl_items
@@ -84,10 +85,11 @@ def test_delete_for_runs_then_delete_thread_take_what_they_name_and_nothing_else
         and (key[0], key[1].removeprefix(CHUNK).rsplit("#", 2)[0]) in run_2
     }
     index = {key for key in before if key[0] == run_pk("acme", "run-2")}
-    assert len(run_2) == 6 and len(chunks) == 1 and len(index) == 2  # a row per thread
+    links = {key for key in before if key[0] in acme_threads and key[1] == run_link_sk("run-2", "")}
+    assert len(run_2) == 6 and len(chunks) == 1 and len(index) == len(links) == 2  # per thread
     acme.delete_for_runs(["run-2"])
     after = table(tenants)
-    assert set(before) - set(after) == run_2 | chunks | index
+    assert set(before) - set(after) == run_2 | chunks | index | links
     assert all(after[key] == before[key] for key in after)
     assert texts(graph, t1) == ["hello", "echo hello"]
     assert tenants.get_tuple(t2) is None and acme.threads() == ["t1", "t2"]

@@ -21,6 +21,7 @@ from langgraph.store.dynamodb.table.schema import (
     PK,
     RUN,
     RUN_KIND,
+    RUN_LINK,
     SK,
     THREAD_KIND,
     TTL_MINUTES,
@@ -33,6 +34,7 @@ from langgraph.store.dynamodb.table.thread_keys import (
     parse_checkpoint_sk,
     parse_run_sk,
     registry_pk,
+    run_link_sk,
     run_pk,
     run_sk,
 )
@@ -47,7 +49,7 @@ TTL_MINUTES_SET = 10
 TTL = TTL_MINUTES_SET * 60
 TENTH = TTL // 10
 Row = dict[str, Any]
-KEPT = ("registry", "run index")
+KEPT = ("registry", "run index", "run link")
 Key = tuple[str, str]
 
 
@@ -65,6 +67,8 @@ def kind(row: Row) -> str:
         return "run index"
     if "/" not in pk.removeprefix(THREAD_KIND):
         return "registry"
+    if sk.startswith(RUN_LINK):
+        return "run link"
     if sk.startswith(CHUNK):
         return "chunk of a value" if sk.startswith(CHUNK + BLOB) else "chunk of a checkpoint"
     return {CHECKPOINT: "checkpoint", BLOB: "value"}[sk[: len(CHECKPOINT)]]
@@ -91,8 +95,9 @@ def owner_sk(chunk_sk: str) -> str:
 
 def check_expiries(rows: list[Row]) -> Counter[str]:
     """Every row carries the saver's TTL; a chunk expires no earlier than the row it holds
-    a value of, a run index row no earlier than its checkpoint, a thread's registry row
-    no earlier than the thread's last checkpoint. Returns the rows by kind."""
+    a value of, a run index row no earlier than its checkpoint and with its run link, a
+    thread's registry row (which lists it for a purge) no earlier than any row of the
+    thread. Returns the rows by kind."""
     by_key = {(r[PK], r[SK]): r for r in rows}
     for row in rows:
         assert EXPIRES_AT in row and row.get(TTL_MINUTES) == TTL_MINUTES_SET, (kind(row), row)
@@ -107,11 +112,13 @@ def check_expiries(rows: list[Row]) -> Counter[str]:
             run_key = (run_pk("", str(row[RUN])), run_sk(thread_of(row), ns, one_per_checkpoint))
             run = by_key[run_key]
             assert int(run[EXPIRES_AT]) >= expires, (row[SK], "outlives its run index row")
+            if one_per_checkpoint is None:
+                link = by_key[(row[PK], run_link_sk(str(row[RUN]), ns))]
+                assert link[EXPIRES_AT] == run[EXPIRES_AT], (row[SK], "run link expires apart")
     for thread in {thread_of(r) for r in rows}:
         registry = by_key[(registry_pk(""), thread)]
-        checkpoints = [r for r in of_thread(rows, thread) if kind(r) == "checkpoint"]
-        latest = max(int(r[EXPIRES_AT]) for r in checkpoints)
-        assert int(registry[EXPIRES_AT]) >= latest, (thread, "registry row expires early")
+        last = max(int(r[EXPIRES_AT]) for r in of_thread(rows, thread))
+        assert int(registry[EXPIRES_AT]) >= last, (thread, "registry row expires early")
     return Counter(kind(r) for r in rows)
 
 
@@ -123,7 +130,7 @@ def needed_by(
     pk = Thread("", "t").pk
     sk = checkpoint_sk("", checkpoint_id)
     owners = {sk} | {blob_sk("", c, v) for c, v in checkpoint["channel_versions"].items()}
-    found = {(run_pk("", run), run_sk("t", "")), (registry_pk(""), "t")}
+    found = {(run_pk("", run), run_sk("t", "")), (registry_pk(""), "t"), (pk, run_link_sk(run, ""))}
     for row in rows:
         key = (str(row[PK]), str(row[SK]))
         if key[0] == pk and (key[1] in owners or owner_sk(key[1]) in owners):
@@ -149,6 +156,7 @@ def test_every_row_kind_carries_its_writes_expiry_and_a_read_slides_all_a_checkp
         "chunk of a checkpoint",
         "registry",
         "run index",
+        "run link",
     }
     # Rows kept alive for the checkpoints (registry, run index) are written for two TTLs,
     # so that a put rewrites them about once per TTL, not every time.
@@ -187,6 +195,7 @@ def test_every_row_kind_carries_its_writes_expiry_and_a_read_slides_all_a_checkp
         "chunk of a checkpoint": 1,
         "registry": 1,
         "run index": 1,
+        "run link": 1,
     }
     kinds = {(r[PK], r[SK]): kind(r) for r in rows}
     assert {expiry[k] for k in needed if "checkpoint" in kinds[k]} == {slid_at + TTL}
@@ -197,7 +206,7 @@ def test_every_row_kind_carries_its_writes_expiry_and_a_read_slides_all_a_checkp
     assert {expiry[key] for key in expiry if key not in needed} == {
         start + TTL,
         start + TENTH // 2 + TTL,
-        start + 2 * TTL,  # run-1's index row
+        start + 2 * TTL,  # run-1's index row and run link
     }
 
     # A copy and a restore expire a TTL after they are made, whatever the source's rows say.

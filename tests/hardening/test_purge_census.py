@@ -27,7 +27,6 @@ from tests.fault.layer import FaultLayer
 from tests.purge import sequences
 from tests.purge.sequences import THREADS
 from tests.purge.tenants import TABLE, TENANT, Row, make_store, rows
-from tests.purge.test_census import LINGERING_RUN_INDEX
 from tests.purge.test_resume import KILLED, ONCE, from_request
 from tests.support import FakeClock, RequestCounter
 
@@ -105,12 +104,7 @@ def tenant_purge(scan: bool) -> Callable[[DynamoDBStore], PurgeResult]:
 
 
 CASES = [
-    pytest.param(
-        name,
-        scan,
-        id=f"{name}-{'scan' if scan else 'registry'}",
-        marks=LINGERING_RUN_INDEX if name == "expired registry" and not scan else (),
-    )
+    pytest.param(name, scan, id=f"{name}-{'scan' if scan else 'registry'}")
     for name in SEQUENCES
     for scan in (False, True)
 ]

@@ -35,19 +35,6 @@ from .tenants import TABLE, TENANT, make_store, rows
 from .test_cli import ENV
 
 MODES = [pytest.param(False, id="registry"), pytest.param(True, id="scan")]
-# Known limit (issue 30 stays open on it): a run's index rows outlive the checkpoints they
-# lead to by up to one TTL (written for twice the TTL, so a put need not rewrite them), and
-# once the sweep took those checkpoints a purge that trusts the registries cannot name the
-# runs; only the Scan finds them.
-LINGERING_RUN_INDEX = pytest.mark.xfail(
-    strict=True,
-    reason="run index rows outlive their swept checkpoints; without a Scan the purge "
-    "cannot name their runs",
-)
-EXPIRED_MODES = [
-    pytest.param(False, id="registry", marks=LINGERING_RUN_INDEX),
-    pytest.param(True, id="scan"),
-]
 TENANT_SCOPE = Scope(TENANT, (THREADS,))
 
 
@@ -86,7 +73,7 @@ def test_a_refused_first_put_leaves_no_row_behind(store: DynamoDBStore, scan: bo
     assert purge_tenant(store, scan).total == 0
 
 
-@pytest.mark.parametrize("scan", EXPIRED_MODES)
+@pytest.mark.parametrize("scan", MODES)
 def test_a_thread_whose_registry_row_expired_is_erased(
     store: DynamoDBStore, clock: FakeClock, scan: bool
 ) -> None:
