@@ -4,13 +4,18 @@ tenant's, those of savers without a tenant key, or every thread of the table.
 A tenant's threads come as its runs' index rows, every row of each of its threads, then
 its thread registry, in that order, so a purge killed at any point finds the rest when
 run again (the registry lists the threads; the checkpoint rows and the run links, which
-live as long as the run index rows, lead to those). Each source also says which partitions it owns, so a purge that sweeps the table
+live as long as the run index rows, lead to those). A thread's registry row goes only once
+its partition was read empty: a thread a writer added rows to during the purge stays
+listed (listed again if its row was gone), and is reported, so the rerun finds it.
+
+Each source also says which partitions it owns, so a purge that sweeps the table
 with a Scan (`scan=True`, `--verify-scan`) finds the rows no registry lists: a thread
 whose registry row expired or was never written. Every thread of the table (`--all-tenants`)
 can only be found that way: no row lists the tenants."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,6 +33,7 @@ from langgraph.store.dynamodb.table.schema import (
 from langgraph.store.dynamodb.table.thread_keys import Thread, registry_pk, run_pk
 
 from .access import Access
+from .rows import registry_row
 from .upkeep import run_keys
 
 Key = dict[str, str]
@@ -73,6 +79,12 @@ def every_thread_sources() -> list[RowSource]:
     ]
 
 
+def _holds_rows(access: Access, thread: Thread) -> bool:
+    """Whether the thread's partition holds a row (expired or not): one Query of a key."""
+    found = access.query(thread.pk, expired_too=True, Limit=1, ProjectionExpression="#pk")
+    return next(found, None) is not None
+
+
 def _is_thread(pk: str, tenant: str | None) -> bool:
     """Whether `pk` is a thread's partition (of `tenant`; of any for None)."""
     if tenant is not None:
@@ -110,9 +122,23 @@ def _tenant_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
             for row in access.query(thread.pk, expired_too=True):
                 yield {PK: row[PK], SK: row[SK]}
 
+    passes = itertools.count()
+
     def registry(_: Namespace) -> Iterator[Key]:
-        for row in access.query(registry_pk(tenant), expired_too=True):
-            yield {PK: row[PK], SK: row[SK]}
+        verifying = next(passes) > 0
+        listed = {str(row[SK]) for row in access.query(registry_pk(tenant), expired_too=True)}
+        for thread in threads():
+            key = {PK: registry_pk(tenant), SK: thread.thread_id}
+            if not _holds_rows(access, thread):
+                if thread.thread_id in listed:
+                    yield key
+                continue
+            if thread.thread_id not in listed:
+                # A writer that trusts the registry row it wrote before it was deleted
+                # (`known.TRUST_SECONDS`) does not list the thread again: the purge does.
+                access.write([registry_row(thread, {})], [])
+            if verifying:
+                yield key
 
     runs_prefix = run_pk(tenant, "")
     return [

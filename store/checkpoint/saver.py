@@ -542,9 +542,8 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         access = self._access
         until = expiry_of(rows.checkpoint)
         extras = []
-        if rows.run is not None and rows.link is not None:
-            if not self._known.outlives(_key(rows.run), until):
-                extras += [rows.run, rows.link]
+        if rows.run and rows.link and not self._known.outlives(_key(rows.run), until):
+            extras += [rows.run, rows.link]
         kept = self._kept_alive(rows.referenced, until)
         keep = {k: v for k, v in rows.registry.items() if k in (EXPIRES_AT, TTL_MINUTES)}
         slides = [keep_alive(key, keep) for key in kept]

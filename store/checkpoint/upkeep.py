@@ -287,8 +287,8 @@ def delete_for_runs(access: Access, tenant: str, run_ids: Sequence[str]) -> int:
     """Delete the checkpoints the runs wrote (found through each run's index partition:
     the thread namespaces a run wrote in, read for the run's checkpoints; or, from earlier
     versions, a row per checkpoint), with their pending writes, the index rows, then the
-    threads' links to them; channel values stay, as later checkpoints may share them (`prune` collects those no
-    checkpoint needs)."""
+    threads' links to them; channel values stay, as later checkpoints may share them
+    (`prune` collects those no checkpoint needs)."""
     doomed: list[Key] = []
     links: list[Key] = []
     checkpoint_keys: list[Key] = []

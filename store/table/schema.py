@@ -42,8 +42,8 @@ Then sort keys, within each kind of partition: a namespace's partition holds ite
 (`k#`) and extra vector rows (`v#`); `._meta` holds model pins (`model#`) and the resume
 markers of purges (`purge#`) and reindexes (`reindex#`) and the extraction config
 (`extraction#`); a thread's partition holds checkpoints (`c#`), channel values (`b#`),
-chunks (`z#`) and run links (`r#`); a tenant's extraction partition holds cursors (`s#`) and daily token
-counts (`d#`), a ledger partition only ledger rows (`m#`). Distinct prefixes, each
+chunks (`z#`) and run links (`r#`); a tenant's extraction partition holds cursors (`s#`)
+and daily token counts (`d#`), a ledger partition only ledger rows (`m#`). Distinct prefixes, each
 followed by an injective encoding, so distinct rows get distinct keys. The registry,
 group, thread registry and run index partitions each hold one kind of row.
 

@@ -5,7 +5,8 @@ scope stays exactly as it was, whatever request the kill hit.
 
 Sequences (`tests/purge/sequences.py`): a tenant with memories and threads; with a thread
 whose registry row expired; with a refused first put whose pending writes landed; with
-thread ids at the key limits; with what a writer racing a first purge left; and a wipe of
+thread ids at the key limits; with what a writer racing a first purge left (one new to the
+thread, one trusting the registry row it wrote just before); and a wipe of
 every tenant with tenant-keyed and tenant-less savers' threads. Each runs with a purge
 that trusts the registries and with one that sweeps by Scan (`scan=True`).
 """
@@ -35,10 +36,14 @@ pytestmark = pytest.mark.hardening
 Setup = Callable[[DynamoDBStore, FakeClock], None]
 
 
-def _racing(store: DynamoDBStore, _: FakeClock) -> None:
-    writer = sequences.RacingWriter()
-    store.purge(TENANT, sources=thread_sources(store.client, TABLE, THREADS), on_progress=writer)
-    assert writer.wrote
+def _racing(knows: bool) -> Setup:
+    def setup(store: DynamoDBStore, _: FakeClock) -> None:
+        writer = sequences.RacingWriter(knows)
+        sources = thread_sources(store.client, TABLE, THREADS)
+        store.purge(TENANT, sources=sources, on_progress=writer)
+        assert writer.wrote
+
+    return setup
 
 
 # name -> what the sequence adds to the tenant with threads
@@ -47,7 +52,8 @@ SEQUENCES: dict[str, Setup] = {
     "expired registry": lambda store, clock: sequences.expired_registry(clock),
     "refused first put": lambda store, clock: sequences.refused_first_put(),
     "ids at the key limits": lambda store, clock: sequences.long_thread_ids(),
-    "racing writer": _racing,
+    "racing writer": _racing(knows=False),
+    "racing writer that knows the thread": _racing(knows=True),
 }
 
 
