@@ -214,17 +214,26 @@ def registry_row(thread: Thread, ttl: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def keep_alive(key: dict[str, str], ttl: dict[str, Any]) -> dict[str, Any]:
+def keep_alive(
+    key: dict[str, str], ttl: dict[str, Any], *, writes_only: bool = False
+) -> dict[str, Any]:
     """An Update action giving an existing row the TTL attributes `ttl` (removing them
-    when `ttl` is empty: the row then never expires); cancelled if the row is gone."""
-    names = {"#e": EXPIRES_AT, "#m": TTL_MINUTES, "#pk": PK}
-    body: dict[str, Any] = {
-        "Key": {PK: key[PK], SK: key[SK]},
-        "ConditionExpression": "attribute_exists(#pk)",
-        "ExpressionAttributeNames": names,
-    }
+    when `ttl` is empty: the row then never expires); cancelled if the row is gone.
+    `writes_only`: a checkpoint row holding only pending writes gets `ttl` unless it has
+    an expiry already, and only while its put has not landed (cancelled once it has: a
+    put sets the thread's TTL itself)."""
+    names = {"#e": EXPIRES_AT, "#m": TTL_MINUTES}
+    body: dict[str, Any] = {"Key": {PK: key[PK], SK: key[SK]}, "ExpressionAttributeNames": names}
+    if writes_only:
+        names["#cp"] = CP
+        body["ConditionExpression"] = "attribute_not_exists(#cp)"
+        sets = "#e = if_not_exists(#e, :e), #m = if_not_exists(#m, :m)"
+    else:
+        names["#pk"] = PK
+        body["ConditionExpression"] = "attribute_exists(#pk)"
+        sets = "#e = :e, #m = :m"
     if ttl:
-        body["UpdateExpression"] = "SET #e = :e, #m = :m"
+        body["UpdateExpression"] = f"SET {sets}"
         body["ExpressionAttributeValues"] = {":e": ttl[EXPIRES_AT], ":m": ttl[TTL_MINUTES]}
     else:
         body["UpdateExpression"] = "REMOVE #e, #m"

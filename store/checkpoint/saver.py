@@ -363,12 +363,12 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         keep = margin_ttl(float(minutes), now)
         # Never shorten a row's life: a put may have kept it alive for longer.
         keys = [{PK: r[PK], SK: r[SK]} for r in loaded.rows if expiry_of(r) < ttl[EXPIRES_AT]]
-        actions: builtins.list[dict[str, Any]] = [_slide(key, ttl) for key in keys]
+        actions: builtins.list[dict[str, Any]] = [keep_alive(key, ttl) for key in keys]
         if RUN in checkpoint:
-            actions.append(_slide(upkeep.run_key(thread, checkpoint), keep))
+            actions.append(keep_alive(upkeep.run_key(thread, checkpoint), keep))
             link = upkeep.run_link_key(thread, checkpoint)
             if link is not None:
-                actions.append(_slide(link, keep))
+                actions.append(keep_alive(link, keep))
         registry = registry_row(thread, keep)
         actions.append({"Put": {"Item": registry}})
         for chunk in dynamo.chunks(actions, TRANSACT_LIMIT):
@@ -708,16 +708,9 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             access.write([registry], [])
             self._known.learn(registry)
             return
-        expire = {
-            "Key": {PK: thread.pk, SK: sk},
-            "UpdateExpression": "SET #e = if_not_exists(#e, :e), #m = if_not_exists(#m, :m)",
-            # Only while its put has not landed: a put sets the thread's TTL itself.
-            "ConditionExpression": "attribute_not_exists(#cp)",
-            "ExpressionAttributeNames": {"#e": EXPIRES_AT, "#m": TTL_MINUTES, "#cp": CP},
-            "ExpressionAttributeValues": {":e": ttl[EXPIRES_AT], ":m": ttl[TTL_MINUTES]},
-        }
+        expire = keep_alive({PK: thread.pk, SK: sk}, ttl, writes_only=True)
         try:
-            access.transact([{"Update": expire}, {"Put": {"Item": registry}}])
+            access.transact([expire, {"Put": {"Item": registry}}])
         except ClientError as error:
             if not _condition_failed(error):
                 raise
@@ -883,19 +876,6 @@ def _check_tenant(value: Any, name: str) -> None:
             f"{name} must be a non-empty string naming the tenant whose thread this is, "
             f"got {value!r}. Nothing was read or written."
         )
-
-
-def _slide(key: dict[str, str], ttl: dict[str, Any]) -> dict[str, Any]:
-    """An Update action moving a row's expiry to `ttl`, only while the row exists."""
-    return {
-        "Update": {
-            "Key": key,
-            "UpdateExpression": "SET #e = :e, #m = :m",
-            "ConditionExpression": "attribute_exists(#pk)",
-            "ExpressionAttributeNames": {"#e": EXPIRES_AT, "#m": TTL_MINUTES, "#pk": PK},
-            "ExpressionAttributeValues": {":e": ttl[EXPIRES_AT], ":m": ttl[TTL_MINUTES]},
-        }
-    }
 
 
 def _slide_all(access: Access, actions: Sequence[dict[str, Any]]) -> bool:
