@@ -13,7 +13,8 @@ its own `ttl` says; its own applies to the threads it starts or never read.
 
 The registry row is trusted for `TRUST_SECONDS` at most, so a process writing to a thread
 whose registry another process deleted (a purge) registers it again within that time; a
-`put_writes` that finds its checkpoint row gone registers it at once.
+`put_writes` that finds its checkpoint row gone registers it at once, and a purge lists
+again a thread it finds holding rows after it deleted the registry row (`erasure`).
 """
 
 from __future__ import annotations
