@@ -1,7 +1,8 @@
 """Erasing threads and runs: `delete_for_runs` takes exactly the runs' checkpoints, their
 chunks and their run index rows, also of checkpoints that reads kept alive past a TTL;
-`delete_thread` takes every row of the thread, run index rows included; nothing of
-another thread, run or tenant moves."""
+`delete_thread` takes every row of the thread, run index rows included; `prune` takes the
+run index rows no kept checkpoint leads to; nothing of another thread, run or tenant
+moves."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
-from langgraph.store.dynamodb.table.schema import CHECKPOINT, CHUNK, PK, RUN, RUN_KIND, SK
+from langgraph.store.dynamodb.table.schema import CHECKPOINT, CHUNK, PK, RUN, RUN_KIND, RUN_LINK, SK
 from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
     parse_run_sk,
@@ -181,3 +182,37 @@ def test_prune_takes_the_run_index_rows_of_the_checkpoints_it_deletes(
     runs = {(key[0], left[key][RUN]) for key in checkpoints}
     assert pointed == runs and len(checkpoints) == 1 + 3  # t1's latest, t2's
     assert texts(graph, t1) == ["hello", "echo hello", "again", "echo again"]
+
+
+def test_prune_takes_the_run_rows_the_sweep_left_and_keeps_those_it_needs(
+    emulation: None, clock: FakeClock
+) -> None:
+    """A run index row (and its run link) outlives the checkpoints it leads to by up to a
+    TTL; once the sweep took those, only the link names it. `prune` deletes both, and
+    keeps those of the checkpoints it keeps."""
+    ttl = {"default_ttl": 10.0, "refresh_on_read": False}
+    with DynamoDBSaver.from_table(
+        TABLE, region_name="us-east-1", setup=True, tenant_key="tenant", ttl=ttl
+    ) as saver:
+        graph = notes_graph(saver)
+        t1 = config("t1", "acme")
+        turn(graph, t1, "hello", "run-1")
+        clock.advance(8 * 60)
+        turn(graph, t1, "again", "run-2")
+        clock.advance(3 * 60)  # run-1's checkpoints expired; its index row lives 9 more minutes
+        expire_ttl_items(TABLE, now=clock.now())
+
+        def run_rows() -> list[Key]:
+            return sorted(
+                key
+                for key in table(saver)
+                if key[0].startswith(RUN_KIND) or key[1].startswith(RUN_LINK)
+            )
+
+        pk = Thread("acme", "t1").pk
+        run_1 = [(run_pk("acme", "run-1"), "t1#"), (pk, run_link_sk("run-1", ""))]
+        run_2 = [(run_pk("acme", "run-2"), "t1#"), (pk, run_link_sk("run-2", ""))]
+        assert run_rows() == sorted(run_1 + run_2)
+        saver.for_tenant("acme").prune(["t1"])
+        assert run_rows() == sorted(run_2)
+        assert texts(graph, t1) == ["hello", "echo hello", "again", "echo again"]
