@@ -4,9 +4,9 @@ tenant's, those of savers without a tenant key, or every thread of the table.
 A tenant's threads come as its runs' index rows, every row of each of its threads, then
 its thread registry, in that order, so a purge killed at any point finds the rest when
 run again (the registry lists the threads; the checkpoint rows and the run links, which
-live as long as the run index rows, lead to those). A thread's registry row goes only once
-its partition was read empty: a thread a writer added rows to during the purge stays
-listed (listed again if its row was gone), and is reported, so the rerun finds it.
+live as long as the run index rows, lead to those). A thread the purge finds holding rows
+after its registry row went (a writer finished a step meanwhile) is listed again and
+reported, so the rerun finds it.
 
 Each source also says which partitions it owns, so a purge that sweeps the table
 with a Scan (`scan=True`, `--verify-scan`) finds the rows no registry lists: a thread
@@ -15,7 +15,6 @@ can only be found that way: no row lists the tenants."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -103,9 +102,15 @@ def _tenant_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
     access = Access(client, table, JsonPlusSerializer(), True, None, False)
     seen: dict[Thread, None] = {}
 
+    def listed() -> list[str]:
+        """The thread ids the registry lists now (each joins `seen`)."""
+        ids = [str(row[SK]) for row in access.query(registry_pk(tenant), expired_too=True)]
+        for thread_id in ids:
+            seen.setdefault(Thread(tenant, thread_id))
+        return ids
+
     def threads() -> list[Thread]:
-        for row in access.query(registry_pk(tenant), expired_too=True):
-            seen.setdefault(Thread(tenant, str(row[SK])))
+        listed()
         return list(seen)
 
     def runs(_: Namespace) -> Iterator[Key]:
@@ -122,23 +127,16 @@ def _tenant_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
             for row in access.query(thread.pk, expired_too=True):
                 yield {PK: row[PK], SK: row[SK]}
 
-    passes = itertools.count()
-
     def registry(_: Namespace) -> Iterator[Key]:
-        verifying = next(passes) > 0
-        listed = {str(row[SK]) for row in access.query(registry_pk(tenant), expired_too=True)}
-        for thread in threads():
-            key = {PK: registry_pk(tenant), SK: thread.thread_id}
-            if not _holds_rows(access, thread):
-                if thread.thread_id in listed:
-                    yield key
-                continue
-            if thread.thread_id not in listed:
-                # A writer that trusts the registry row it wrote before it was deleted
-                # (`known.TRUST_SECONDS`) does not list the thread again: the purge does.
+        now = set(listed())
+        for thread in list(seen):
+            if thread.thread_id not in now:
+                if not _holds_rows(access, thread):
+                    continue
+                # A writer that trusts the registry row it wrote before the purge deleted
+                # it (`known.TRUST_SECONDS`) does not list the thread again: the purge does.
                 access.write([registry_row(thread, {})], [])
-            if verifying:
-                yield key
+            yield {PK: registry_pk(tenant), SK: thread.thread_id}
 
     runs_prefix = run_pk(tenant, "")
     return [
