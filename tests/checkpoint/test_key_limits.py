@@ -1,6 +1,7 @@
 """Every key of a put or put_writes is checked before the first request, the thread
 registry and run index rows included: the thread id is their sort key (1,024 bytes), the
-tenant and thread id the thread's partition key (2,048). A refused call names the id and
+run id and namespace the run link's, the tenant and thread id the thread's partition key
+(2,048). A refused call names the id and
 the limit and writes nothing; ids at the limits work."""
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from tests.checkpoint.steps import config, step
 from tests.support import RequestCounter
 
 RUN = {"run_id": "run-1"}
+# A run id whose run link (`r#<run id>#<namespace>`, in the thread's partition) is 1,024
+# bytes long in the root namespace, and one a byte longer.
+LONGEST_RUN = {"run_id": "r" * 1_021}
+TOO_LONG_RUN = {"run_id": "r" * 1_022}
 
 
 def writes_config(thread: str, **extra: Any) -> Any:
@@ -24,8 +29,8 @@ def writes_config(thread: str, **extra: Any) -> Any:
 
 @pytest.mark.parametrize(
     ("length", "metadata"),
-    [(1_024, {}), (1_023, RUN)],
-    ids=["registry row at 1,024", "run index row at 1,024"],
+    [(1_024, {}), (1_023, RUN), (10, LONGEST_RUN)],
+    ids=["registry row at 1,024", "run index row at 1,024", "run link at 1,024"],
 )
 def test_ids_at_the_limits_are_stored(
     saver: DynamoDBSaver, length: int, metadata: dict[str, Any]
@@ -38,14 +43,24 @@ def test_ids_at_the_limits_are_stored(
     assert latest is not None and latest.checkpoint["channel_values"] == {"a": 2}
     assert saver.threads() == [thread]
     if metadata:
-        saver.delete_for_runs(["run-1"])
+        saver.delete_for_runs([metadata["run_id"]])
         assert saver.get_tuple(config(thread)) is None
 
 
 @pytest.mark.parametrize(
     ("length", "metadata", "row"),
-    [(1_025, {}, "thread registry row"), (1_024, RUN, "run index row"), (2_100, RUN, "")],
-    ids=["registry row past 1,024", "run index row past 1,024", "partition past 2,048"],
+    [
+        (1_025, {}, "thread registry row"),
+        (1_024, RUN, "run index row"),
+        (10, TOO_LONG_RUN, "'r#rrr"),
+        (2_100, RUN, ""),
+    ],
+    ids=[
+        "registry row past 1,024",
+        "run index row past 1,024",
+        "run link past 1,024",
+        "partition past 2,048",
+    ],
 )
 def test_ids_past_the_limits_are_refused_before_any_request(
     saver: DynamoDBSaver, length: int, metadata: dict[str, Any], row: str
@@ -55,7 +70,7 @@ def test_ids_past_the_limits_are_refused_before_any_request(
     with pytest.raises(KeyTooLongError, match=r"DynamoDB allows (1024|2048)") as refused:
         step(saver, config(thread), {"a": 1}, metadata)
     assert thread[:50] in str(refused.value) and row in str(refused.value)
-    if row != "run index row":  # writes never touch the run index
+    if len(thread) > 1_024:  # the thread id itself is too long: its writes are refused too
         with pytest.raises(KeyTooLongError, match="DynamoDB allows"):
             saver.put_writes(writes_config(thread), [("messages", "the user's text")], "task")
     assert counter.total == 0
