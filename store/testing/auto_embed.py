@@ -12,7 +12,6 @@ with ``drain_stream``.
 from __future__ import annotations
 
 import logging
-import threading
 
 from langgraph.store.dynamodb.embedders.lexical import LexicalEmbeddings
 from langgraph.store.dynamodb.items.model_pin import BEDROCK, ModelIdentity
@@ -23,6 +22,7 @@ from moto.dynamodb.models import dynamodb_backends
 from moto.dynamodb.models.dynamo_type import DynamoType
 
 from . import _vector as v
+from ._poller import Poller
 from .streams import drain_stream
 
 logger = logging.getLogger(__name__)
@@ -59,29 +59,15 @@ def pinned_indexes() -> list[Pinned]:
     return found
 
 
-class AutoEmbedder:
+class AutoEmbedder(Poller):
     """Polls for pinned tables and drains their streams through the consumer."""
 
     def __init__(self, endpoint_url: str, *, interval: float = 0.05, skip: set[str]) -> None:
+        super().__init__(interval, "auto-embedder")
         self.endpoint_url = endpoint_url
-        self.interval = interval
         self.skip = skip
         self.errors: list[BaseException] = []
         self._consumers: dict[Pinned, StreamConsumer | None] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True, name="auto-embedder")
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.poll()
-            self._stop.wait(self.interval)
 
     def poll(self) -> None:
         """Drain every pinned table's stream once."""
