@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import logging
 
+from langchain_core.embeddings import Embeddings
+from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
 from langgraph.store.dynamodb.embedders.lexical import LexicalEmbeddings
 from langgraph.store.dynamodb.items.model_pin import BEDROCK, ModelIdentity
 from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS, StreamConsumer
@@ -97,10 +99,8 @@ class AutoEmbedder(Poller):
     def _consumer(self, key: Pinned) -> StreamConsumer | None:
         region, table, index_name, model, _ = key
         if key not in self._consumers:
-            embeddings = None
-            if model.provider == LEXICAL:
-                embeddings = LexicalEmbeddings(model.dims)
-            elif model.provider != BEDROCK:
+            embeddings = runnable_embeddings(model, region, self.endpoint_url)
+            if embeddings is None:
                 logger.warning(
                     "Table %s pins %s, which the emulation cannot run: pass "
                     "local_endpoint(consumers={%r: handler}) to embed its writes.",
@@ -118,3 +118,15 @@ class AutoEmbedder(Poller):
                 endpoint_url=self.endpoint_url,
             )
         return self._consumers[key]
+
+
+def runnable_embeddings(model: ModelIdentity, region: str, endpoint_url: str) -> Embeddings | None:
+    """Embeddings of a pinned `model` the emulation runs: the lexical model locally,
+    Bedrock's through the emulated Bedrock at `endpoint_url`; None for any other."""
+    if model.provider == LEXICAL:
+        return LexicalEmbeddings(model.dims)
+    if model.provider == BEDROCK:
+        return bedrock_embeddings(
+            model.model, model.dims, model.normalize, region_name=region, endpoint_url=endpoint_url
+        )
+    return None
