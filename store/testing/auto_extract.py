@@ -179,7 +179,7 @@ def run_extraction(
     of the block (the caller routes the stream: `Pipeline.queue_url` is the consumer's
     `extraction_queue_url`)."""
     found = pipeline(endpoint_url, region, table, store=store)
-    consumer = BackgroundQueue(found.queue_url, found.worker.handle, interval)
+    consumer = BackgroundQueue(found.queue_url, found.worker.handle, interval, client=found.sqs)
     consumer.start()
     try:
         yield found, consumer
