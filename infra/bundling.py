@@ -177,11 +177,11 @@ def build(
         own = Path(scratch)
         (own / PACKAGE_PATH).mkdir(parents=True)
         for name in shipped:
-            source, target = LIBRARY / name, own / asset_path(name)
+            source, placed = LIBRARY / name, own / asset_path(name)
             if source.is_dir():
-                shutil.copytree(source, target, ignore=shutil.ignore_patterns(*NOT_SHIPPED))
+                shutil.copytree(source, placed, ignore=shutil.ignore_patterns(*NOT_SHIPPED))
             else:
-                shutil.copy2(source, target)
+                shutil.copy2(source, placed)
         shutil.copytree(
             HANDLERS, own, ignore=shutil.ignore_patterns(*NOT_SHIPPED), dirs_exist_ok=True
         )

@@ -161,7 +161,7 @@ def run(choice: str = "auto") -> None:
             run_extraction(url, REGION, TABLE, store=store) as (extraction, _),
         ):
             extractor = Extractor(store, saver)
-            extractor.set_config(ExtractionConfig(strategies=[FACTS], thread_keys=["user_id"]))
+            extractor.set_config(ExtractionConfig(strategies=(FACTS,), thread_keys=("user_id",)))
             consumer = StreamConsumer(
                 TABLE,
                 embeddings=embedder.embeddings,
