@@ -32,7 +32,12 @@ from langgraph.store.dynamodb.demo.agent import (
     thread_config,
 )
 from langgraph.store.dynamodb.embedders import local_embeddings
-from langgraph.store.dynamodb.extraction import ExtractionConfig, Extractor, SemanticFacts
+from langgraph.store.dynamodb.extraction import (
+    ExtractionConfig,
+    Extractor,
+    Provenance,
+    SemanticFacts,
+)
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
@@ -322,19 +327,19 @@ def memories_that_form_themselves(
         "checkpoint",
         "message",
         "strategy",
-        "model",
+        "chat model",
         title=f"formed in {'.'.join(namespace)}, each with its provenance",
         title_justify="left",
     )
     for item in store.search(namespace, limit=20):
-        origin = item.value["provenance"]
+        origin = Provenance(**item.value["provenance"])
         grid.add_row(
             item.value["text"],
-            origin["thread_id"],
-            "…" + origin["checkpoint_ids"][-1][-12:],
-            "…" + origin["message_ids"][0][-8:],
-            origin["strategy"],
-            origin["model"],
+            origin.thread_id,
+            "…" + origin.checkpoint_ids[-1][-12:],
+            "…" + origin.message_ids[0][-8:],
+            origin.strategy,
+            origin.model,
         )
     console.print(grid)
     (status,) = extractor.status(LEARNER.tenant, thread)
