@@ -52,11 +52,11 @@ typecheck: $(STAMP)
 test: lint typecheck $(PYODIDE)
 	$(PY) -m pytest -n auto
 
-# The full workloads of issue 8 (faults, concurrency, 10,000-example properties) and of
-# issue 21 (serve stopped by SIGTERM and SIGKILL under writers, export during writes);
-# prints their figures.
+# The full workloads of issue 8 (faults, concurrency, 10,000-example properties), of
+# issue 21 (serve stopped by SIGTERM and SIGKILL under writers, export during writes) and
+# of issue 32 (extraction's exactly-once effect, 300 examples); prints their figures.
 test-hardening: $(STAMP)
-	$(PY) -m pytest -m hardening -s tests/fault tests/hardening
+	$(PY) -m pytest -m hardening -s tests/fault tests/hardening tests/extraction
 
 demo: $(DEMO_STAMP)
 	$(PY) -m langgraph.store.dynamodb.demo

@@ -57,6 +57,11 @@ STEPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
         None,
     ),
     (
+        "memories that form themselves: turn -> searchable, cost, 100 threads at once",
+        ("bench.extraction",),
+        None,
+    ),
+    (
         "purge: requests per 1,000 rows erased vs the 40-batch minimum",
         ("bench.purge",),
         "purge.md",

@@ -50,6 +50,10 @@ HANDLERS = ROOT / "lambdas"
 PYODIDE_PYTHON = Path(__file__).resolve().with_name("pyodide_python.mjs")
 DISTRIBUTION = "langgraph-dynamodb-memory"
 PACKAGE_PATH = Path("langgraph", "store", "dynamodb")
+# The checkpointer's folder ships at its one import path (pyproject's `package-dir`),
+# beside langgraph-checkpoint's own modules, never under the store's package.
+CHECKPOINT = "checkpoint"
+CHECKPOINT_PATH = Path("langgraph", "checkpoint", "dynamodb")
 
 # The consumer's runtime; its Python version is the one the asset's wheels and bytecode are for.
 RUNTIME = lambda_.Runtime.PYTHON_3_14
@@ -171,20 +175,24 @@ def build(
     shutil.copytree(dependencies, out, dirs_exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         own = Path(scratch)
-        package = own / PACKAGE_PATH
-        package.mkdir(parents=True)
+        (own / PACKAGE_PATH).mkdir(parents=True)
         for name in shipped:
-            source = LIBRARY / name
+            source, placed = LIBRARY / name, own / asset_path(name)
             if source.is_dir():
-                shutil.copytree(source, package / name, ignore=shutil.ignore_patterns(*NOT_SHIPPED))
+                shutil.copytree(source, placed, ignore=shutil.ignore_patterns(*NOT_SHIPPED))
             else:
-                shutil.copy2(source, package / name)
+                shutil.copy2(source, placed)
         shutil.copytree(
             HANDLERS, own, ignore=shutil.ignore_patterns(*NOT_SHIPPED), dirs_exist_ok=True
         )
         if python is not None:
             _compile(own, python)
         shutil.copytree(own, out, dirs_exist_ok=True)
+
+
+def asset_path(name: str) -> Path:
+    """Where a shipped file or folder of the library lands in the asset."""
+    return CHECKPOINT_PATH if name == CHECKPOINT else PACKAGE_PATH / name
 
 
 def source_hash(target: Target = LAMBDA_ARM64, shipped: tuple[str, ...] = SHIPPED) -> str:

@@ -87,7 +87,8 @@ def serve(
 ) -> None:
     """Run the local emulation behind an HTTP endpoint until stopped.
 
-    The emulation is DynamoDB with vector indexes, Bedrock embeddings and the stream; it
+    The emulation is DynamoDB with vector indexes, Bedrock embeddings and the stream; a
+    table with an extraction config forms memories from its threads in the background. It
     runs until Ctrl-C, SIGTERM or SIGHUP. With --state, every write it acknowledged is
     saved then."""
     table_name = Target.of(table).table

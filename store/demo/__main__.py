@@ -32,6 +32,12 @@ from langgraph.store.dynamodb.demo.agent import (
     thread_config,
 )
 from langgraph.store.dynamodb.embedders import local_embeddings
+from langgraph.store.dynamodb.extraction import (
+    ExtractionConfig,
+    Extractor,
+    Provenance,
+    SemanticFacts,
+)
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
@@ -60,6 +66,10 @@ REPLIES = [
     "Your proxy closes idle sockets after 60 seconds: enable TCP keep-alives under 60 s.",
     "I have no notes about dropped connections for your account.",
     "Noted, for a few seconds.",
+    "Hello! How can I help?",
+    "Thanks, noted for the ticket.",
+    "Good to know.",
+    "We will email you about the outage, never call.",
 ]
 
 # The thread the second process resumes, and what the stand-in chat model says there.
@@ -69,6 +79,17 @@ RESUME_REPLY = (
     "keep-alives under 60 s."
 )
 RESUME_TIMEOUT_SECONDS = 120
+
+# Step 8: a user who never says "Remember:": the memories form from the thread alone.
+LEARNER = Tenant("acme-corp", "user-42")
+LEARNED = (
+    "t7",
+    ["Hi! I prefer email over phone calls.", "My timezone is CET.", "I use the Go SDK."],
+)
+RECALL_THREAD, RECALL_QUERY = "t8", "How should you reach me about the outage: email or phone?"
+# What extraction forms, and where: the semantic facts strategy, one namespace per user.
+FACTS = SemanticFacts(name="facts", namespace=("memories", "{tenant}", "{user_id}", "facts"))
+EXTRACTION_TIMEOUT_SECONDS = 60
 
 console = Console(highlight=False)
 
@@ -111,8 +132,9 @@ def run(choice: str = "auto") -> None:
     # The consumer's Lambda logs and metrics (Powertools) would flood the screen here.
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
-    from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS, StreamConsumer
+    from langgraph.store.dynamodb.stream.consumer import EXTRACTION_PATTERNS, StreamConsumer
     from langgraph.store.dynamodb.testing import local_endpoint, run_consumer
+    from langgraph.store.dynamodb.testing.auto_extract import run_extraction
 
     started = time.monotonic()
     embedder = choose_embeddings(choice)
@@ -127,25 +149,38 @@ def run(choice: str = "auto") -> None:
             title="make demo",
         )
     )
-    # The demo runs its own consumer (it may embed with a local model), so it can wait on it.
-    with local_endpoint(embed_stream=False) as url:
+    # The demo runs its own stream consumer (it may embed with a local model), which also
+    # routes the threads' new checkpoints to the extraction queue, as the deployed one does.
+    with local_endpoint(embed_stream=False, extraction=False) as url:
         store = demo_store(url, embedder)
         store.setup()
         console.print(
             f"Table {TABLE} with its vector index is ready at {url}; put() writes once and "
             "the stream consumer embeds in the background (embed_on='stream'). The agent's "
-            "threads go to the same table (DynamoDBSaver, keyed by tenant).\n"
-        )
-        consumer = StreamConsumer(
-            TABLE, embeddings=embedder.embeddings, endpoint_url=url, region_name=REGION
+            "threads go to the same table (DynamoDBSaver, keyed by tenant); the consumer "
+            "routes their new checkpoints to an extraction queue, whose worker forms "
+            "memories from them (the emulated Bedrock Converse answers).\n"
         )
         with (
-            run_consumer(TABLE, consumer.handle, filter_patterns=FILTER_PATTERNS) as background,
             demo_saver(url) as saver,
+            run_extraction(url, REGION, TABLE, store=store) as (extraction, _),
         ):
-            agent = build_agent(model, store, saver)
-            scenario(agent, store, background, recalls_by=embedder.recalls_by)
-            resume_in_a_second_process(agent, url, embedder)
+            extractor = Extractor(store, saver)
+            extractor.set_config(ExtractionConfig(strategies=(FACTS,), thread_keys=("user_id",)))
+            consumer = StreamConsumer(
+                TABLE,
+                embeddings=embedder.embeddings,
+                endpoint_url=url,
+                region_name=REGION,
+                extraction_queue_url=extraction.queue_url,
+            )
+            with run_consumer(
+                TABLE, consumer.handle, filter_patterns=EXTRACTION_PATTERNS
+            ) as background:
+                agent = build_agent(model, store, saver)
+                scenario(agent, store, background, recalls_by=embedder.recalls_by)
+                resume_in_a_second_process(agent, url, embedder)
+                memories_that_form_themselves(agent, store, extractor, background)
     console.print(f"\n[dim]Done in {time.monotonic() - started:.1f} s.[/]")
 
 
@@ -260,6 +295,64 @@ def resume_in_a_second_process(agent: Any, url: str, embedder: Embedder) -> None
         f"DynamoDB: {len(before)} messages before, {len(after)} now; the latest, written by "
         f"pid {child.pid}: {escape(last_reply(after))}"
     )
+
+
+def memories_that_form_themselves(
+    agent: Any, store: DynamoDBStore, extractor: Extractor, background: BackgroundConsumer
+) -> None:
+    """A user who never asks to be remembered: after each turn, the extraction worker forms
+    memories from the thread in the background; the demo waits for them with the
+    extractor's wait API (then the stream consumer's), and a new thread recalls them."""
+    console.rule("8. Memories that form themselves: thread t7 talks, extraction remembers")
+    thread, turns = LEARNED
+    for text in turns:
+        state = _turn(agent, LEARNER, thread, text)
+        started = time.monotonic()
+        checkpoint = agent.get_state(thread_config(LEARNER, thread)).config["configurable"]
+        extractor.wait_until_processed(
+            LEARNER.tenant,
+            thread,
+            checkpoint["checkpoint_id"],
+            timeout=EXTRACTION_TIMEOUT_SECONDS,
+        )
+        background.wait_until_idle(timeout=EXTRACTION_TIMEOUT_SECONDS)
+        console.print(
+            f"  [dim]turn -> memory searchable: {time.monotonic() - started:.2f} s "
+            f"({len(state['messages'])} messages in the thread; nothing waited in the turn)[/]"
+        )
+    namespace = (*LEARNER.namespace, "facts")
+    grid = Table(
+        "memory",
+        "thread",
+        "checkpoint",
+        "message",
+        "strategy",
+        "chat model",
+        title=f"formed in {'.'.join(namespace)}, each with its provenance",
+        title_justify="left",
+    )
+    for item in store.search(namespace, limit=20):
+        origin = Provenance(**item.value["provenance"])
+        grid.add_row(
+            item.value["text"],
+            origin.thread_id,
+            "…" + origin.checkpoint_ids[-1][-12:],
+            "…" + origin.message_ids[0][-8:],
+            origin.strategy,
+            origin.model,
+        )
+    console.print(grid)
+    (status,) = extractor.status(LEARNER.tenant, thread)
+    console.print(
+        f"No agent code wrote these: the extraction worker formed them off the hot path. "
+        f"Extraction status of {thread}: {status.memories} memories, lag "
+        f"{status.lag_messages} messages, last error: {status.last_error or 'none'}. "
+        "[dim](The emulated model answers at once; EmulatorSettings.converse_latency models "
+        "a real one's, as `make bench` does.)[/]"
+    )
+    console.rule(f"A new thread {RECALL_THREAD} of {LEARNER.tenant}/{LEARNER.user_id} recalls them")
+    state = _turn(agent, LEARNER, RECALL_THREAD, RECALL_QUERY)
+    _recalled_table(state["recalled"], f"recalled for {'.'.join(LEARNER.namespace)}")
 
 
 def resume(thread: str, url: str, choice: str) -> None:

@@ -113,9 +113,10 @@ def say(
 
 
 def thread_config(who: Tenant, thread: str) -> RunnableConfig:
-    """The config of one of `who`'s threads: the thread id, and the tenant that leads the
-    thread's keys in a checkpointer created with `tenant_key=TENANT_KEY`."""
-    return {"configurable": {"thread_id": thread, TENANT_KEY: who.tenant}}
+    """The config of one of `who`'s threads: the thread id, the tenant that leads the
+    thread's keys in a checkpointer created with `tenant_key=TENANT_KEY`, and the user
+    (kept in the checkpoints' metadata, where extraction's namespace templates read it)."""
+    return {"configurable": {"thread_id": thread, TENANT_KEY: who.tenant, "user_id": who.user_id}}
 
 
 def last_reply(messages: Sequence[BaseMessage]) -> str:

@@ -83,14 +83,18 @@ _WRITE = _on(
     "dynamodb:BatchWriteItem",
 )
 
-# The extractor's table actions, as its recorded requests show them (tests/permissions):
-# ConditionCheckItem is a transaction's check that the run still holds the cursor.
+# The extractor's table actions, as its recorded requests show them (tests/permissions)
+# and as every path of the deployed Lambda needs them (tests/infra/test_deployed_extraction):
+# ConditionCheckItem is a transaction's check that the run still holds the cursor;
+# DeleteItem removes the cursor of a thread gone before its run, and what a run wrote
+# once a purge landed in it (the store's delete of one item).
 EXTRACTOR_TABLE_ACTIONS = (
     "dynamodb:GetItem",
     "dynamodb:BatchGetItem",
     "dynamodb:Query",
     "dynamodb:PutItem",
     "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
     "dynamodb:ConditionCheckItem",
 )
 

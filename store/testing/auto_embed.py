@@ -12,8 +12,9 @@ with ``drain_stream``.
 from __future__ import annotations
 
 import logging
-import threading
 
+from langchain_core.embeddings import Embeddings
+from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
 from langgraph.store.dynamodb.embedders.lexical import LexicalEmbeddings
 from langgraph.store.dynamodb.items.model_pin import BEDROCK, ModelIdentity
 from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS, StreamConsumer
@@ -23,6 +24,7 @@ from moto.dynamodb.models import dynamodb_backends
 from moto.dynamodb.models.dynamo_type import DynamoType
 
 from . import _vector as v
+from ._poller import Poller
 from .streams import drain_stream
 
 logger = logging.getLogger(__name__)
@@ -59,29 +61,15 @@ def pinned_indexes() -> list[Pinned]:
     return found
 
 
-class AutoEmbedder:
+class AutoEmbedder(Poller):
     """Polls for pinned tables and drains their streams through the consumer."""
 
     def __init__(self, endpoint_url: str, *, interval: float = 0.05, skip: set[str]) -> None:
+        super().__init__(interval, "auto-embedder")
         self.endpoint_url = endpoint_url
-        self.interval = interval
         self.skip = skip
         self.errors: list[BaseException] = []
         self._consumers: dict[Pinned, StreamConsumer | None] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True, name="auto-embedder")
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.poll()
-            self._stop.wait(self.interval)
 
     def poll(self) -> None:
         """Drain every pinned table's stream once."""
@@ -111,10 +99,8 @@ class AutoEmbedder:
     def _consumer(self, key: Pinned) -> StreamConsumer | None:
         region, table, index_name, model, _ = key
         if key not in self._consumers:
-            embeddings = None
-            if model.provider == LEXICAL:
-                embeddings = LexicalEmbeddings(model.dims)
-            elif model.provider != BEDROCK:
+            embeddings = runnable_embeddings(model, region, self.endpoint_url)
+            if embeddings is None:
                 logger.warning(
                     "Table %s pins %s, which the emulation cannot run: pass "
                     "local_endpoint(consumers={%r: handler}) to embed its writes.",
@@ -132,3 +118,15 @@ class AutoEmbedder:
                 endpoint_url=self.endpoint_url,
             )
         return self._consumers[key]
+
+
+def runnable_embeddings(model: ModelIdentity, region: str, endpoint_url: str) -> Embeddings | None:
+    """Embeddings of a pinned `model` the emulation runs: the lexical model locally,
+    Bedrock's through the emulated Bedrock at `endpoint_url`; None for any other."""
+    if model.provider == LEXICAL:
+        return LexicalEmbeddings(model.dims)
+    if model.provider == BEDROCK:
+        return bedrock_embeddings(
+            model.model, model.dims, model.normalize, region_name=region, endpoint_url=endpoint_url
+        )
+    return None

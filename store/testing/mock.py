@@ -119,6 +119,7 @@ def local_endpoint(
     item_collection_size_limit: int | None = None,
     consumers: Mapping[str, Callable[[dict[str, Any], Any], Any]] | None = None,
     embed_stream: bool = True,
+    extraction: bool = True,
 ) -> Iterator[str]:
     """Run the emulation behind an HTTP server and yield its URL.
 
@@ -132,7 +133,10 @@ def local_endpoint(
     :func:`run_consumer` runs in the background for the life of the endpoint (records are
     delivered as Lambda would). With ``embed_stream`` (the default) the library's stream
     consumer runs too, for every other table whose setup() pinned an embedding model:
-    writes with ``embed_on="stream"`` get embedded in the background as on AWS.
+    writes with ``embed_on="stream"`` get embedded in the background as on AWS. With
+    ``extraction`` (the default) every other table with an extraction config saved on it
+    forms memories from its threads in the background, as the deployed stack does
+    (`auto_extract`: stream -> router -> queue -> extraction worker).
     """
     merged = _resolve(
         settings,
@@ -150,6 +154,7 @@ def local_endpoint(
         reset=reset,
         consumers=consumers,
         embed_stream=embed_stream,
+        extraction=extraction,
     ) as endpoint:
         yield endpoint.url
 
@@ -187,6 +192,7 @@ def running_endpoint(
     reset: bool = True,
     consumers: Mapping[str, Callable[[dict[str, Any], Any], Any]] | None = None,
     embed_stream: bool = True,
+    extraction: bool = True,
 ) -> Iterator[Endpoint]:
     """:func:`local_endpoint` with resolved `settings`, yielding the running `Endpoint`."""
     import logging
@@ -219,6 +225,12 @@ def running_endpoint(
                 embedder = AutoEmbedder(server.url, skip=set(consumers or ()))
                 embedder.start()
                 background.callback(embedder.stop)
+            if extraction:
+                from .auto_extract import AutoExtractor
+
+                extractor = AutoExtractor(server.url, skip=set(consumers or ()))
+                extractor.start()
+                background.callback(extractor.stop)
             yield Endpoint(server, background)
     finally:
         pop_settings(settings)

@@ -15,7 +15,6 @@ moves a queue's time forward (a test whose clock is fake advances both).
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 import boto3
 from moto.sqs.models import sqs_backends
 
+from ._poller import Poller
 from .streams import LambdaContext
 
 __all__ = [
@@ -149,33 +149,18 @@ def drain_queue(
     return report
 
 
-class BackgroundQueue:
+class BackgroundQueue(Poller):
     """A queue drained continuously through a handler (see :func:`run_queue`)."""
 
     def __init__(self, queue_url: str, handler: Handler, interval: float, **kwargs: Any):
+        super().__init__(interval, "queue-consumer")
         self.queue_url = queue_url
         self.handler = handler
-        self.interval = interval
         self.kwargs = kwargs
         self.report = QueueReport()
-        self.loop_errors: list[BaseException] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True, name="queue-consumer")
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.report.merge(drain_queue(self.queue_url, self.handler, **self.kwargs))
-            except Exception as error:  # keep consuming; surface it to the caller
-                self.loop_errors.append(error)
-            self._stop.wait(self.interval)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
+    def poll(self) -> None:
+        self.report.merge(drain_queue(self.queue_url, self.handler, **self.kwargs))
 
 
 @contextlib.contextmanager

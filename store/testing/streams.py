@@ -23,6 +23,7 @@ from langgraph.store.dynamodb.stream.event_filter import matches_any, matches_fi
 from moto.dynamodb.models import dynamodb_backends
 
 from . import _vector as v
+from ._poller import Poller
 
 __all__ = [
     "BackgroundConsumer",
@@ -227,19 +228,16 @@ def drain_stream(
     return report
 
 
-class BackgroundConsumer:
+class BackgroundConsumer(Poller):
     """A consumer draining a table's stream continuously (see :func:`run_consumer`)."""
 
     def __init__(self, table_name: str, handler: Handler, interval: float, **kwargs: Any):
+        super().__init__(interval, "stream-consumer")
         self.table_name = table_name
         self.handler = handler
-        self.interval = interval
         self.kwargs = kwargs
         self.report = DrainReport()
-        self.loop_errors: list[BaseException] = []
-        self._stop = threading.Event()
         self._idle = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True, name="stream-consumer")
 
     def _pending(self) -> bool:
         try:
@@ -257,17 +255,14 @@ class BackgroundConsumer:
         last = int(shard.items[-1].to_json()["dynamodb"]["SequenceNumber"])
         return last > int(done)
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.report.merge(drain_stream(self.table_name, self.handler, **self.kwargs))
-            except LookupError:
-                pass  # table or stream not created yet
-            except Exception as exc:  # keep consuming; surface it to the test
-                self.loop_errors.append(exc)
+    def poll(self) -> None:
+        try:
+            self.report.merge(drain_stream(self.table_name, self.handler, **self.kwargs))
+        except LookupError:
+            pass  # table or stream not created yet
+        finally:
             if not self._pending():
                 self._idle.set()
-            self._stop.wait(self.interval)
 
     def wait_until_idle(self, timeout: float = 10.0) -> bool:
         """Block until every record written so far has been handled (True) or timeout."""
@@ -279,13 +274,6 @@ class BackgroundConsumer:
             if self._idle.wait(max(0.0, deadline - time.monotonic())) and not self._pending():
                 return True
         return not self._pending()
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 @contextlib.contextmanager

@@ -45,6 +45,28 @@ def _check_scenario(out: str) -> None:
     assert "Account runs a proxy" not in isolation
     assert "1 found now" in out and "after 4 s: 0 found" in out
     _check_resumed_in_a_second_process(out)
+    _check_memories_formed_in_the_background(out)
+
+
+def _check_memories_formed_in_the_background(out: str) -> None:
+    """Step 8: a thread's turns (none says "Remember:") become memories through the
+    stream, the extraction queue and its worker; each turn shows its time to a searchable
+    memory; the memories carry their provenance; a new thread recalls them."""
+    formed = out.split("8. Memories that form themselves")[1]
+    waits = re.findall(r"turn -> memory searchable: ([\d.]+) s", formed)
+    assert len(waits) == 3 and all(float(w) < 60 for w in waits)
+    table = formed.split("each with its provenance")[1].split("No agent code")[0]
+    rows = re.findall(r"│ (User[^│]*?)\s*│ t7\s+│ …\w+\s+│ …\w+\s+│ facts\s+│ amazon\.nova", table)
+    assert sorted(rows) == [
+        "User prefers email over phone calls",
+        "User uses the Go SDK",
+        "User's timezone is CET",
+    ]
+    assert "Extraction status of t7: 3 memories, lag 0 messages, last error: none" in formed
+    recalled = formed.split("A new thread t8 of acme-corp/user-42 recalls them")[1]
+    assert re.search(
+        r"│ 1\s+│ [\d.]+\s+│ facts-\w+\s*│ User prefers email over phone calls", recalled
+    )
 
 
 def _check_resumed_in_a_second_process(out: str) -> None:

@@ -405,6 +405,12 @@ def test_the_extractor_sends_only_what_it_declares(recorder: Recorder, clock: Fa
         event = received(queue)
         with recorder.recording() as calls:
             worker.handle(event)  # facts now; `later` deferred on the queue
+        graph.invoke(say("I own a boat."), {"configurable": {"thread_id": "t3", "tenant": "acme"}})
+        drain(consumer)
+        saver.for_tenant("acme").delete_thread("t3")
+        event = received(queue)
+        with recorder.recording() as gone:
+            worker.handle(event)  # the thread is gone before its run: its cursors deleted
         clock.advance(61)
         advance_queue(queue, 61)
         broken = worker_from_env(env)
@@ -416,7 +422,7 @@ def test_the_extractor_sends_only_what_it_declares(recorder: Recorder, clock: Fa
         event = received(queue)
         with recorder.recording():
             broken.handle(event)  # the model fails for good: dead-lettered
-    check(Component.EXTRACTOR, calls)
+    check(Component.EXTRACTOR, [*calls, *gone])
 
 
 def test_lambdas_queue_poller_sends_only_what_it_declares(recorder: Recorder) -> None:

@@ -1,0 +1,173 @@
+"""The extraction Lambda's asset, checked as the consumer's is (`test_bundle.py`): built
+locally with the extractor's layers (`EXTRACTOR_SHIPPED`), its handler imports and runs a
+real batch from the asset alone, and the asset ships exactly the layers the handler
+imports, with bytecode for the runtime's Python."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from langchain_aws import BedrockEmbeddings
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.dynamodb import DynamoDBSaver
+from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.extraction import Extractor
+from langgraph.store.dynamodb.extraction.worker import worker_env
+from langgraph.store.dynamodb.stream.consumer import StreamConsumer
+from langgraph.store.dynamodb.stream.router import CHECKPOINT_PATTERN
+from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
+from langgraph.store.dynamodb.testing import drain_stream, local_endpoint
+from langgraph.store.dynamodb.testing.auto_extract import extraction_queues
+from langgraph.store.dynamodb.testing.mock import fake_credentials_env
+from langgraph.store.dynamodb.testing.queues import drain_queue
+
+from infra.bundling import (
+    CHECKPOINT,
+    CHECKPOINT_PATH,
+    EXTRACTOR_SHIPPED,
+    HOST,
+    PACKAGE_PATH,
+    build,
+)
+from tests.checkpoint.graphs import chat_graph
+from tests.extraction.conftest import NAMESPACE, TABLE, TENANT, USER, facts_config
+
+from .test_bundle import in_asset
+
+MODEL = "amazon.titan-embed-text-v2:0"
+DIMS = 256
+REGION = "us-east-1"
+
+# Runs one extraction Lambda invocation in the asset: the SQS event on stdin, the
+# response as the last line.
+RUN_HANDLER = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import extractor.handler
+
+class Context:
+    function_name = "memory-extractor"
+    function_version = "$LATEST"
+    memory_limit_in_mb = 1024
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:memory-extractor"
+    aws_request_id = "asset"
+    log_group_name = "/aws/lambda/memory-extractor"
+    log_stream_name = "asset"
+
+    def get_remaining_time_in_millis(self):
+        return 300_000
+
+print(json.dumps(extractor.handler.handler(json.load(sys.stdin), Context())))
+"""
+
+# Prints the library's layers the handler has imported once it is loaded (the
+# checkpointer's under its own import path).
+LAYERS_IMPORTED = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import extractor.handler
+layers = {name.split(".")[3] for name in sys.modules if name.count(".") >= 3
+          and name.startswith("langgraph.store.dynamodb.")}
+if "langgraph.checkpoint.dynamodb" in sys.modules:
+    layers.add("checkpoint")
+print(json.dumps(sorted(layers)))
+"""
+
+
+@pytest.fixture(scope="module")
+def asset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The extractor's slim asset built for this machine."""
+    out = tmp_path_factory.mktemp("extractor-asset")
+    build(out, HOST, shipped=EXTRACTOR_SHIPPED)
+    return out
+
+
+@pytest.fixture
+def url() -> Iterator[str]:
+    with local_endpoint(embed_stream=False, extraction=False) as running:
+        yield running
+
+
+def test_the_handler_extracts_a_thread_from_the_asset_alone(asset: Path, url: str) -> None:
+    """A real invocation: a turn's checkpoint routed to the emulated extraction queue,
+    delivered as Lambda's SQS event source would; the handler (the checkpointer, the
+    store, ChatBedrockConverse, Powertools' batch processor) runs from the asset and forms
+    the memory, through the emulated Converse."""
+    embed = BedrockEmbeddings(model_id=MODEL, dimensions=DIMS, region_name=REGION, endpoint_url=url)
+    index = {"dims": DIMS, "embed": embed, "fields": ["text"], "embed_on": "stream"}
+    store = DynamoDBStore(TABLE, region_name=REGION, endpoint_url=url, index=index)  # type: ignore[arg-type]
+    store.setup()
+    saver = DynamoDBSaver(TABLE, region_name=REGION, endpoint_url=url, tenant_key="tenant")
+    extractor = Extractor(store, saver, bedrock_endpoint_url=url)
+    extractor.set_config(facts_config())
+    config = {"configurable": {"thread_id": "t1", "tenant": TENANT, "user_id": USER}}
+    chat_graph(saver).invoke({"messages": [HumanMessage("I prefer green tea.")]}, config)
+    sqs = boto3.client("sqs", region_name=REGION, endpoint_url=url)
+    queue, dead = extraction_queues(sqs, TABLE)
+    router = StreamConsumer(TABLE, endpoint_url=url, region_name=REGION, extraction_queue_url=queue)
+    assert drain_stream(TABLE, router.handle, filter_patterns=[CHECKPOINT_PATTERN]).ok
+    env = {
+        **fake_credentials_env(),
+        **worker_env(
+            TABLE,
+            queue_url=queue,
+            dead_letter_url=dead,
+            index_name=DEFAULT_INDEX_NAME,
+            embedding_model_id=MODEL,
+            dims=DIMS,
+            normalize=False,
+            fields=("text",),
+            tenant_key="tenant",
+        ),
+        "AWS_ENDPOINT_URL": url,
+    }
+    responses = []
+
+    def handler(event: dict[str, Any], context: Any) -> Any:
+        result = in_asset(asset, RUN_HANDLER, env, json.dumps(event))
+        assert result.returncode == 0, result.stderr[-4000:]
+        responses.append(json.loads(result.stdout.splitlines()[-1]))
+        return responses[-1]
+
+    report = drain_queue(queue, handler, client=sqs)
+    assert report.delivered == 1 and not report.errors, report
+    assert responses == [{"batchItemFailures": []}]
+    (status,) = extractor.status(TENANT, "t1")
+    assert (status.memories, status.lag_messages, status.last_error) == (1, 0, None)
+    (item,) = store.search(NAMESPACE)
+    assert item.value["text"] == "User prefers green tea"
+    assert not sqs.receive_message(QueueUrl=dead).get("Messages")
+
+
+def test_the_asset_ships_exactly_the_layers_the_handler_imports(asset: Path) -> None:
+    result = in_asset(asset, LAYERS_IMPORTED, {"AWS_DEFAULT_REGION": REGION})
+    assert result.returncode == 0, result.stderr
+    imported = set(json.loads(result.stdout.splitlines()[-1]))
+    assert imported == {name for name in EXTRACTOR_SHIPPED if "." not in name}
+
+
+def test_the_asset_leaves_out_what_the_extractor_never_imports(asset: Path) -> None:
+    library = {path.name for path in (asset / PACKAGE_PATH).iterdir()} - {"__pycache__"}
+    assert library == set(EXTRACTOR_SHIPPED) - {CHECKPOINT}
+    # The checkpointer at its one import path, beside langgraph-checkpoint's modules.
+    assert (asset / CHECKPOINT_PATH / "saver.py").is_file()
+    assert (asset / CHECKPOINT_PATH.parent / "base").is_dir()
+    for left_out in ("checkpoint", "stream", "cli", "demo", "testing", "agent_server.py"):
+        assert not (asset / PACKAGE_PATH / left_out).exists(), left_out
+    for name in ("typer", "rich", "moto"):
+        assert not (asset / name).exists(), name
+
+
+def test_every_module_of_the_asset_has_bytecode_for_its_python(asset: Path) -> None:
+    tag = sys.implementation.cache_tag
+    sources = [*(asset / PACKAGE_PATH).rglob("*.py"), *(asset / CHECKPOINT_PATH).rglob("*.py")]
+    for source in sources:
+        pyc = source.parent / "__pycache__" / f"{source.stem}.{tag}.pyc"
+        assert pyc.is_file(), source
+    assert (asset / "extractor" / "__pycache__").is_dir()
