@@ -1,9 +1,10 @@
 """Checkpoint rows into `CheckpointTuple`s: the channel values and the chunks of large
 values, fetched for a whole page of checkpoints at once.
 
-A page costs one BatchGetItem for the value rows and every chunk of the pending writes it
-needs (the rows are known from the checkpoint rows alone; none when the checkpoint rows
-hold their values), plus one more only when a channel value is larger than one row.
+A page costs one BatchGetItem for the value rows, their chunks and every chunk of the
+pending writes it needs (the rows are known from the checkpoint rows alone, which record
+their value rows' chunk counts; none when the checkpoint rows hold their values), plus one
+more only for the chunks of a value row that a row of an earlier version names.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from langgraph.store.dynamodb.table.thread_keys import parse_checkpoint_sk, thre
 
 from .access import Access
 from .payloads import chunk_keys, unpack
-from .rows import as_pending, inline_values, value_rows, visible_writes
+from .rows import as_pending, inline_values, value_row_keys, value_rows, visible_writes
 
 Key = tuple[str, str]
 
@@ -103,12 +104,11 @@ def _wanted(
         checkpoint = _checkpoint(access, row, fetched, decoded)
         if checkpoint is None:
             continue
+        keys += value_row_keys(row, checkpoint)
         for sk in value_rows(row, checkpoint).values():
-            blob = {PK: row[PK], SK: sk}
-            keys.append(blob)
-            head = fetched.get((blob[PK], blob[SK]))
+            head = fetched.get((row[PK], sk))
             if head is not None:
-                keys += chunk_keys(blob[PK], blob[SK], DATA, head)
+                keys += chunk_keys(row[PK], sk, DATA, head)
     return [k for k in keys if (k[PK], k[SK]) not in fetched]
 
 
