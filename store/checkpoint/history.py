@@ -28,7 +28,6 @@ from langgraph.store.dynamodb.table.schema import (
     COUNT,
     CP,
     DATA,
-    MD,
     PARENT,
     PK,
     SK,
@@ -43,6 +42,7 @@ from langgraph.store.dynamodb.table.thread_keys import (
 )
 
 from .access import Access
+from .loading import checkpoint_of, metadata_of
 from .payloads import chunk_keys, unpack
 from .rows import as_pending, external_chunks, inline_values, pending_writes, value_rows
 
@@ -168,19 +168,16 @@ def _rows(
 
 
 def _depth_of(access: Access, row: dict[str, Any], channels: Sequence[str]) -> int:
-    typed = unpack(row[PK], row[SK], MD, row[MD], {})
-    metadata = access.serde.loads_typed(typed) if typed is not None else {}
-    found = depth(metadata, channels)
+    found = depth(metadata_of(access, row, {}), channels)
     return DEFAULT_DEPTH if found is None else found
 
 
 def _checkpoint(access: Access, row: dict[str, Any]) -> dict[str, Any]:
     """The row's checkpoint (its chunks fetched when it is too large for the row)."""
     fetched = access.get_many(chunk_keys(row[PK], row[SK], CP, row[CP]))
-    typed = unpack(row[PK], row[SK], CP, row[CP], fetched)
-    if typed is None:
+    checkpoint = checkpoint_of(access, row, fetched)
+    if checkpoint is None:
         raise LookupError(f"A chunk of checkpoint {row[SK]!r} is missing (expired or deleted)")
-    checkpoint: dict[str, Any] = access.serde.loads_typed(typed)
     return checkpoint
 
 
