@@ -3,35 +3,30 @@
 moto walks the whole table on every Query; the emulation scopes it to the partition. Run
 `python -m bench.emulator_query`; prints milliseconds per Query (CPU time, median of 50).
 
-Then a thread: a `DeltaChannel` chat (`bench.long_thread`, a snapshot every 30 turns) on
-the table `setup()` creates (with the recency index), run to about 10 and about 1,000
-checkpoints; the emulator's milliseconds per request of five turns at the same place in
-the snapshot cycle (turns 4-8 and 334-338: the history reads the same rows), median. A
-turn's requests are its puts, writes, `get_tuple` and history (`bench.instrument.Meter`).
+Then a thread: the same saver calls (each moving the same bytes) on a thread of 10 and of
+1,000 checkpoints, on the table `setup()` creates (with the recency index): CPU
+milliseconds per request (the process's: client and emulator), median of 50.
 """
 
 from __future__ import annotations
 
-import functools
 import gc
 import statistics
 import time
 from typing import Any
 
 import boto3
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.store.dynamodb.testing import mock_aws
 
-from bench.instrument import Meter
 from bench.tables import create_table
 
 PARTITION = 20
 TABLE_SIZES = (100, 1_000, 20_000)
 REPEATS = 50
-# A chat turn writes 3 checkpoints; a snapshot every 60 updates (30 turns) puts turns 4 and
-# 334 at the same place in the snapshot cycle.
-THREAD_TURNS = (4, 334)
-MEASURED_TURNS = 5
-SNAPSHOT_FREQUENCY = 60
+# Thread lengths whose per-request cost is compared.
+THREAD_CHECKPOINTS = (10, 1_000)
 
 
 def _fill(client: Any, table: str, total: int) -> None:
@@ -69,29 +64,45 @@ def query_ms(total: int) -> float:
         return statistics.median(samples)
 
 
-def thread_request_ms() -> dict[int, tuple[int, float]]:
-    """Per turn of `THREAD_TURNS`: the thread's checkpoints before it, and the median of
-    the emulator's milliseconds per request over it and the next turns."""
+def thread_request_ms() -> dict[int, float]:
+    """Per thread length of `THREAD_CHECKPOINTS`: the median CPU milliseconds per request
+    of the same calls (a put of one more checkpoint, its `put_writes`, `get_tuple` of the
+    latest and by id, `list(limit=3)`) on a thread of that many checkpoints."""
     from langgraph.checkpoint.dynamodb import DynamoDBSaver
 
-    from bench.long_thread import DELTA, chat_graph, say
-
     found = {}
-    with (
-        mock_aws(),
-        Meter() as meter,
-        DynamoDBSaver.from_table("t", region_name="us-east-1", setup=True) as saver,
-    ):
-        graph = chat_graph(saver, DELTA, SNAPSHOT_FREQUENCY)
-        config = {"configurable": {"thread_id": "long"}}
-        for turn in range(1, THREAD_TURNS[-1] + MEASURED_TURNS):
-            sample = meter.measure(functools.partial(graph.invoke, say(turn), config))
-            first = next((t for t in THREAD_TURNS if t <= turn < t + MEASURED_TURNS), None)
-            if first is not None:
-                checkpoints = found.get(first, (3 * (first - 1), []))
-                checkpoints[1].append(sample.emulator_ms / sample.usage.requests)
-                found[first] = checkpoints
-    return {turn: (n, statistics.median(ms)) for turn, (n, ms) in found.items()}
+    with DynamoDBSaver.from_table("t", region_name="us-east-1", setup=True) as saver:
+        sent = [0]
+        saver.client.meta.events.register("before-call.dynamodb", lambda **_: _add(sent))
+        for length in THREAD_CHECKPOINTS:
+            thread = {"configurable": {"thread_id": f"t{length}", "checkpoint_ns": ""}}
+            config: RunnableConfig = thread
+            for _ in range(length):
+                config = saver.put(config, _small(saver), {"step": 1}, {})
+            samples = []
+            for _ in range(REPEATS):
+                requests, started = sent[0], time.process_time()
+                config = saver.put(config, _small(saver), {"step": 1}, {})
+                saver.put_writes(config, [("messages", "x" * 400)], "task")
+                saver.get_tuple(thread)
+                saver.get_tuple(config)
+                list(saver.list(thread, limit=3))
+                cpu = (time.process_time() - started) * 1000
+                samples.append(cpu / (sent[0] - requests))
+            found[length] = statistics.median(samples)
+    return found
+
+
+def _add(counter: list[int]) -> None:
+    counter[0] += 1
+
+
+def _small(saver: Any) -> Any:
+    """A checkpoint holding one 400-character message, at a new version."""
+    checkpoint = empty_checkpoint()
+    checkpoint["channel_values"] = {"messages": "x" * 400}
+    checkpoint["channel_versions"] = {"messages": saver.get_next_version(None, None)}
+    return checkpoint
 
 
 def main() -> None:
@@ -99,16 +110,14 @@ def main() -> None:
     for total in TABLE_SIZES:
         print(f"  table of {total:>6} items: {query_ms(total):6.2f} ms")
     print(
-        f"A DeltaChannel thread (emulator ms per request, median of {MEASURED_TURNS} turns "
-        "at the same place in the snapshot cycle, recency index on):"
+        f"A thread (CPU ms per request of put, put_writes, get_tuple twice and list, "
+        f"median of {REPEATS}; the table setup() creates, recency index on):"
     )
-    measured = thread_request_ms()
-    for turn, (checkpoints, ms) in measured.items():
-        print(
-            f"  turns {turn}-{turn + MEASURED_TURNS - 1}, after {checkpoints:>4} checkpoints: "
-            f"{ms:6.2f} ms"
-        )
-    (small, large) = (measured[t][1] for t in THREAD_TURNS)
+    with mock_aws():
+        measured = thread_request_ms()
+    for length, ms in measured.items():
+        print(f"  thread of {length:>5} checkpoints: {ms:6.2f} ms")
+    small, large = (measured[n] for n in THREAD_CHECKPOINTS)
     print(f"  ratio: {large / small:.2f}x")
 
 

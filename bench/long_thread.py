@@ -210,18 +210,19 @@ def units_markdown(splits: list[Split]) -> str:
         "fits in the checkpoint row (64 KB a value, 128 KB in all: turn 10), a "
         "`put_writes` is one UpdateItem of the checkpoint row (what keeps `get_tuple` at "
         "one request and concurrent writes safe), and DynamoDB bills an UpdateItem at the "
-        "larger of the whole item's sizes before and after it, rounded up to 1 KB: each "
-        "`put_writes` pays for the whole list again (13 units each, the peer's 1 a write). "
-        "(2) Past that (turn 100), the list is a value row of its own, written with the "
-        "checkpoint row in one TransactWriteItems (one request, and a reader never sees "
-        "the checkpoint without it), which DynamoDB bills at twice the units of the same "
-        "writes made plainly: 234 units where the peer's PutItem costs 118. Closing (1) "
-        "needs the pending writes in a row of their own beside the checkpoint row, and "
-        "closing (2) a put of two requests (value row first, then the checkpoint: the "
-        "order makes it atomic for readers) or values up to 350 KB inline, which (1) "
-        "makes affordable; neither is done (see the issue's note). `DeltaChannel` keeps "
-        "the checkpoint row small, so a turn costs 16 units at turn 10 and at turn 1,000 "
-        "(`long-thread.md`).",
+        "larger of the whole item's sizes before and after it, rounded up to 1 KB: a "
+        "`put_writes` that lands after its checkpoint pays for the whole list again (as "
+        "much as the put), one that lands first (LangGraph writes in the background, so "
+        "the order varies from run to run) 1 unit, the peer's 1 a write. (2) Past that "
+        "(turn 100), the list is a value row of its own, written with the checkpoint row "
+        "in one TransactWriteItems (one request, and a reader never sees the checkpoint "
+        "without it), which DynamoDB bills at twice the units of the same writes made "
+        "plainly: about 236 units where the peer's PutItem costs 118. Closing (1) needs "
+        "the pending writes in a row of their own beside the checkpoint row, and closing "
+        "(2) a put of two requests (value row first, then the checkpoint: the order makes "
+        "it atomic for readers) or values up to 350 KB inline, which (1) makes affordable; "
+        "neither is done. `DeltaChannel` keeps the checkpoint row small: its turns cost "
+        "the same write units at turn 10 and at turn 999 (`long-thread.md`).",
         "",
     ]
     return "\n".join(lines)
@@ -239,6 +240,14 @@ def markdown(threads: list[Thread], snapshot_frequency: int) -> str:
         f"turns {snapshot_frequency // 2}, {snapshot_frequency}, ... write the snapshot (the "
         "whole list): turns 100 and 1,000 are such turns at the default frequency; the "
         "turns between send what turn 10 sends (`tests/checkpoint/test_long_thread.py`).",
+        "",
+        "This run: "
+        + ", ".join(f"{t.saver} {t.channel} {len(t.turns)} turns" for t in threads)
+        + ". The peer runs fewer: its `DeltaChannel` turn reads one checkpoint per ancestor "
+        "back to the snapshot (hundreds of requests a turn). Read units grow with a "
+        "`DeltaChannel` thread although requests and bytes sent do not: every turn reads "
+        "the snapshot, the whole list, to rebuild the channel (`InMemorySaver`'s client "
+        "time grows for the same reason).",
         "",
         "| saver | channel | turn | requests | KB sent | read units | write units | latency ms |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
