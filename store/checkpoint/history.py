@@ -28,7 +28,6 @@ from langgraph.store.dynamodb.table.schema import (
     COUNT,
     CP,
     DATA,
-    MD,
     PARENT,
     PK,
     SK,
@@ -43,8 +42,9 @@ from langgraph.store.dynamodb.table.thread_keys import (
 )
 
 from .access import Access
+from .loading import checkpoint_of, metadata_of
 from .payloads import chunk_keys, unpack
-from .rows import as_pending, inline_values, pending_writes, value_rows
+from .rows import as_pending, external_chunks, inline_values, pending_writes, value_rows
 
 # Rows per Query page when the target's metadata gives no distance to a snapshot.
 DEFAULT_DEPTH = 50
@@ -65,6 +65,17 @@ def depth(metadata: Mapping[str, Any], channels: Sequence[str] | None = None) ->
     if any(not isinstance(s, list | tuple) or len(s) != 2 for s in steps):
         return None
     return max(int(s[1]) for s in steps if s is not None)
+
+
+@dataclass
+class _Seed:
+    """Where a channel's seed is: its index in the chain, and the value row (or the
+    ancestor's inline value). A `claimed` value row is a key and chunk count, not read
+    yet."""
+
+    index: int
+    row: dict[str, Any]
+    claimed: bool = False
 
 
 @dataclass
@@ -101,10 +112,13 @@ def history(
     target_id: str | None,
     channels: Sequence[str],
     known_depth: int | None,
+    counted: bool = True,
 ) -> dict[str, DeltaChannelHistory]:
     """Each channel's writes on the chain of `target_id` (the namespace's latest for
     None), oldest first, and its seed when an ancestor stores a value. `known_depth` is
-    `depth()` of the target if the caller knows it: else its row is read first."""
+    `depth()` of the target if the caller knows it: else its row is read first. With
+    `counted`, a seed in a value row whose chunk count a chain row records is read with
+    the writes' chunks; if that row is gone, the history is read again without."""
     if known_depth is None:
         first = next(_rows(access, thread, ns, target_id, 1), None)
         if first is None:
@@ -115,7 +129,7 @@ def history(
     rows = _rows(access, thread, ns, target_id, page)
     walk = _Walk(target_id)
     remaining = list(channels)
-    seeds: dict[str, tuple[int, dict[str, Any]]] = {}  # channel -> (chain index, value row)
+    seeds: dict[str, _Seed] = {}
     while remaining and not (walk.ended and walk.found):
         start = len(walk.rows)
         batch = list(itertools.islice(rows, page))
@@ -126,13 +140,16 @@ def history(
         if not walk.found:
             break
         for channel in list(remaining):
-            seed = _nearest_stored(access, thread, ns, channel, walk.rows[start:])
+            seed = _nearest_stored(access, thread, ns, channel, walk.rows[start:], counted)
             if seed is not None:
-                seeds[channel] = (start + seed[0], seed[1])
+                seeds[channel] = _Seed(start + seed.index, seed.row, seed.claimed)
                 remaining.remove(channel)
         if len(batch) < page:
             break
-    return _result(access, thread, ns, channels, walk.rows, seeds)
+    found = _result(access, thread, channels, walk.rows, seeds)
+    if found is None:  # a value row a chain row names is gone: find the stored one
+        return history(access, thread, ns, target_id, channels, known_depth, counted=False)
+    return found
 
 
 def _rows(
@@ -151,19 +168,16 @@ def _rows(
 
 
 def _depth_of(access: Access, row: dict[str, Any], channels: Sequence[str]) -> int:
-    typed = unpack(row[PK], row[SK], MD, row[MD], {})
-    metadata = access.serde.loads_typed(typed) if typed is not None else {}
-    found = depth(metadata, channels)
+    found = depth(metadata_of(access, row, {}), channels)
     return DEFAULT_DEPTH if found is None else found
 
 
 def _checkpoint(access: Access, row: dict[str, Any]) -> dict[str, Any]:
     """The row's checkpoint (its chunks fetched when it is too large for the row)."""
     fetched = access.get_many(chunk_keys(row[PK], row[SK], CP, row[CP]))
-    typed = unpack(row[PK], row[SK], CP, row[CP], fetched)
-    if typed is None:
+    checkpoint = checkpoint_of(access, row, fetched)
+    if checkpoint is None:
         raise LookupError(f"A chunk of checkpoint {row[SK]!r} is missing (expired or deleted)")
-    checkpoint: dict[str, Any] = access.serde.loads_typed(typed)
     return checkpoint
 
 
@@ -173,49 +187,66 @@ def _nearest_stored(
     ns: str,
     channel: str,
     chain: Sequence[tuple[dict[str, Any], dict[str, Any]]],
-) -> tuple[int, dict[str, Any]] | None:
-    """The index in `chain` of the nearest ancestor storing a value of `channel`, and
-    that value's row: the ancestor's own row when it holds the value inline, else one of
-    the channel's value rows between the chain's versions, read newest first, one row per
-    request (the first is the one in all but forked threads)."""
+    counted: bool,
+) -> _Seed | None:
+    """The nearest ancestor in `chain` storing a value of `channel`, and that value's
+    row: the ancestor's own row when it holds the value inline, else one of the channel's
+    value rows between the chain's versions (`_stored_value_row`; with `counted`, the
+    counts of chunks the chain rows record)."""
     at: dict[str, int] = {}
+    counts: dict[str, int] = {}
     for index, (row, checkpoint) in enumerate(chain):
         inline = inline_values(row).get(channel)
         if inline is not None and inline.get(TYPE) != EMPTY:
-            nearer = _stored_value_row(access, thread, at)
-            return nearer or (index, {PK: row[PK], SK: row[SK], **inline})
+            nearer = _stored_value_row(access, thread, at, counts)
+            return nearer or _Seed(index, {PK: row[PK], SK: row[SK], **inline})
         version = checkpoint["channel_versions"].get(channel)
         if version is not None and channel in value_rows(row, checkpoint):
-            at.setdefault(blob_sk(ns, channel, version), index)
-    return _stored_value_row(access, thread, at)
+            sk = blob_sk(ns, channel, version)
+            at.setdefault(sk, index)
+            if counted and channel in external_chunks(row):
+                counts.setdefault(sk, external_chunks(row)[channel])
+    return _stored_value_row(access, thread, at, counts)
 
 
 def _stored_value_row(
-    access: Access, thread: Thread, at: dict[str, int]
-) -> tuple[int, dict[str, Any]] | None:
+    access: Access,
+    thread: Thread,
+    at: dict[str, int],
+    counts: dict[str, int],
+) -> _Seed | None:
     """The nearest of the value rows `at` names (sort key -> chain index) that stores a
-    value, and its chain index."""
+    value. The nearest (the one in all but forked threads) is claimed, unread, when a
+    chain row recorded its chunk count (`counts`): `_result` reads it with its chunks.
+    Else the rows are read newest first, one per request."""
     if not at:
         return None
+    nearest = max(at)
+    if nearest in counts:
+        return _Seed(at[nearest], {PK: thread.pk, SK: nearest, COUNT: counts[nearest]}, True)
     for row in access.query(thread.pk, min(at), below=max(at), ScanIndexForward=False, Limit=1):
-        if row[SK] in at and (COUNT in row or DATA in row) and row.get(TYPE) != EMPTY:
-            return at[row[SK]], row
+        if row[SK] in at and _stores_value(row):
+            return _Seed(at[row[SK]], row)
     return None
+
+
+def _stores_value(row: dict[str, Any]) -> bool:
+    return (COUNT in row or DATA in row) and row.get(TYPE) != EMPTY
 
 
 def _result(
     access: Access,
     thread: Thread,
-    ns: str,
     channels: Sequence[str],
     chain: Sequence[tuple[dict[str, Any], dict[str, Any]]],
-    seeds: dict[str, tuple[int, dict[str, Any]]],
-) -> dict[str, DeltaChannelHistory]:
-    """The histories, decoding the collected writes and seeds (chunks in one request)."""
+    seeds: dict[str, _Seed],
+) -> dict[str, DeltaChannelHistory] | None:
+    """The histories, decoding the collected writes and seeds (the claimed value rows
+    and every chunk in one request); None when a claimed value row stores no value."""
     wanted: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
     needs: list[dict[str, str]] = []
     for channel in channels:
-        end = seeds[channel][0] + 1 if channel in seeds else len(chain)
+        end = seeds[channel].index + 1 if channel in seeds else len(chain)
         entries = [
             (row, entry)
             for row, _ in reversed(chain[:end])
@@ -226,9 +257,17 @@ def _result(
         for row, entry in entries:
             if CHUNKS_FIELD in entry:
                 needs += chunk_keys(row[PK], row[SK], str(entry[CHUNKS_FIELD]), entry)
-    for _, value_row in seeds.values():
-        needs += chunk_keys(value_row[PK], value_row[SK], DATA, value_row)
+    for seed in seeds.values():
+        if seed.claimed:
+            needs.append({PK: thread.pk, SK: seed.row[SK]})
+        needs += chunk_keys(thread.pk, seed.row[SK], DATA, seed.row)
     fetched = access.get_many(needs)
+    for seed in seeds.values():
+        if seed.claimed:
+            stored = fetched.get((thread.pk, seed.row[SK]))
+            if stored is None or not _stores_value(stored):
+                return None
+            seed.row = stored
     serde = access.serde
     result: dict[str, DeltaChannelHistory] = {}
     for channel in channels:
@@ -239,7 +278,7 @@ def _result(
                 writes.append(as_pending(entry, serde.loads_typed(typed)))
         found: DeltaChannelHistory = {"writes": writes}
         if channel in seeds:
-            value_row = seeds[channel][1]
+            value_row = seeds[channel].row
             typed = unpack(thread.pk, value_row[SK], DATA, value_row, fetched)
             if typed is not None:
                 found["seed"] = serde.loads_typed(typed)

@@ -1,9 +1,10 @@
 """Checkpoint rows into `CheckpointTuple`s: the channel values and the chunks of large
 values, fetched for a whole page of checkpoints at once.
 
-A page costs one BatchGetItem for the value rows and every chunk of the pending writes it
-needs (the rows are known from the checkpoint rows alone; none when the checkpoint rows
-hold their values), plus one more only when a channel value is larger than one row.
+A page costs one BatchGetItem for the value rows, their chunks and every chunk of the
+pending writes it needs (the rows are known from the checkpoint rows alone, which record
+their value rows' chunk counts; none when the checkpoint rows hold their values), plus one
+more only for the chunks of a value row that a row of an earlier version names.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from langgraph.store.dynamodb.table.thread_keys import parse_checkpoint_sk, thre
 
 from .access import Access
 from .payloads import chunk_keys, unpack
-from .rows import as_pending, inline_values, value_rows, visible_writes
+from .rows import as_pending, inline_values, value_row_keys, value_rows, visible_writes
 
 Key = tuple[str, str]
 
@@ -73,6 +74,28 @@ def load(
     return loaded
 
 
+def checkpoint_of(
+    access: Access, row: dict[str, Any], fetched: dict[Key, dict[str, Any]]
+) -> dict[str, Any] | None:
+    """A checkpoint row's checkpoint (without its values), from the row's own bytes or
+    its `fetched` chunk rows; None while a chunk of it is unknown."""
+    typed = unpack(row[PK], row[SK], CP, row[CP], fetched)
+    if typed is None:
+        return None
+    checkpoint: dict[str, Any] = access.serde.loads_typed(typed)
+    return checkpoint
+
+
+def metadata_of(
+    access: Access, row: dict[str, Any], fetched: dict[Key, dict[str, Any]]
+) -> dict[str, Any]:
+    """A checkpoint row's metadata, from the row's own bytes or its `fetched` chunk rows
+    (empty while a chunk of it is unknown)."""
+    typed = unpack(row[PK], row[SK], MD, row[MD], fetched)
+    metadata: dict[str, Any] = access.serde.loads_typed(typed) if typed is not None else {}
+    return metadata
+
+
 def _checkpoint(
     access: Access,
     row: dict[str, Any],
@@ -82,10 +105,10 @@ def _checkpoint(
     """The row's checkpoint, decoded once (None while a chunk of it is still unknown)."""
     key = (row[PK], row[SK])
     if key not in decoded:
-        typed = unpack(row[PK], row[SK], CP, row[CP], fetched)
-        if typed is None:
+        checkpoint = checkpoint_of(access, row, fetched)
+        if checkpoint is None:
             return None
-        decoded[key] = access.serde.loads_typed(typed)
+        decoded[key] = checkpoint
     return decoded[key]
 
 
@@ -103,12 +126,11 @@ def _wanted(
         checkpoint = _checkpoint(access, row, fetched, decoded)
         if checkpoint is None:
             continue
+        keys += value_row_keys(row, checkpoint)
         for sk in value_rows(row, checkpoint).values():
-            blob = {PK: row[PK], SK: sk}
-            keys.append(blob)
-            head = fetched.get((blob[PK], blob[SK]))
+            head = fetched.get((row[PK], sk))
             if head is not None:
-                keys += chunk_keys(blob[PK], blob[SK], DATA, head)
+                keys += chunk_keys(row[PK], sk, DATA, head)
     return [k for k in keys if (k[PK], k[SK]) not in fetched]
 
 
@@ -137,7 +159,6 @@ def _tuple(
         used += [key] + [(k[PK], k[SK]) for k in chunk_keys(pk, key[1], DATA, head)]
         if typed is not None and typed[0] != "empty":
             values[channel] = serde.loads_typed(typed)
-    metadata_typed = unpack(pk, sk, MD, row[MD], fetched)
     writes = []
     for entry in visible_writes(row):
         field = str(entry.get(CHUNKS_FIELD, ""))
@@ -161,7 +182,7 @@ def _tuple(
         CheckpointTuple(
             config=config(checkpoint_id),
             checkpoint={**checkpoint, "channel_values": values},  # type: ignore[typeddict-item]
-            metadata=serde.loads_typed(metadata_typed) if metadata_typed else {},
+            metadata=metadata_of(access, row, fetched),  # type: ignore[arg-type]
             parent_config=config(str(parent)) if parent else None,
             pending_writes=writes,
         ),

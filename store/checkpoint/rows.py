@@ -34,10 +34,12 @@ from langgraph.store.dynamodb.table.schema import (
     CHANNEL,
     CHUNKS_FIELD,
     COMMITTED,
+    COUNT,
     CP,
     DATA,
     EXPIRES_AT,
     EXTERNAL,
+    EXTERNAL_CHUNKS,
     IDX,
     MD,
     PARENT,
@@ -67,7 +69,7 @@ from langgraph.store.dynamodb.table.thread_keys import (
 )
 from langgraph.store.dynamodb.table.values import MAX_EXPRESSION_BYTES, MAX_EXPRESSION_OPERATORS
 
-from .payloads import CHUNK_BYTES, pack
+from .payloads import CHUNK_BYTES, chunk_keys, pack
 
 # What one row may hold inline: the checkpoint and its metadata, a channel value in a value
 # row, a write. A checkpoint row holds channel values up to `VALUE_INLINE` bytes each and
@@ -122,18 +124,19 @@ def checkpoint_rows(
     new_versions: ChannelVersions,
     ttl: dict[str, Any],
     keep: dict[str, Any],
-    stored: Callable[[str], bool],
+    stored: Callable[[str], int | None],
 ) -> RowSet:
     """The rows of a `put`. Channel values sit in the checkpoint row (`VALUES`) up to
     `VALUE_INLINE` bytes each and `VALUES_INLINE` in all; a larger value, or a
     `DeltaChannel` snapshot (later checkpoints name its version without its value), is a
-    value row of its own, written when its version is new or `stored(its key)` is not
-    known, else referenced. A channel with a version and no value reads the value row of
-    that version when the version is not new and the row is known to be stored (an
-    earlier snapshot, which the saver wrote or read), and no value otherwise (emptied,
-    so a read asks for no missing row). `ttl` goes on the rows written for the checkpoint,
-    `keep` on the registry, run index and run link rows. Every key is checked before
-    anything is written."""
+    value row of its own, written when its version is new or `stored(its key)` (its
+    chunk count, None when unknown) is not known, else referenced. A channel with a
+    version and no value reads the value row of that version when the version is not new
+    and the row is known to be stored (an earlier snapshot, which the saver wrote or
+    read), and no value otherwise (emptied, so a read asks for no missing row). The row
+    records each value row's chunk count (`EXTERNAL_CHUNKS`). `ttl` goes on the rows
+    written for the checkpoint, `keep` on the registry, run index and run link rows.
+    Every key is checked before anything is written."""
     configurable = config["configurable"]
     ns = configurable.get("checkpoint_ns", "")
     parent_id = configurable.get("checkpoint_id")
@@ -142,13 +145,13 @@ def checkpoint_rows(
     sk = checkpoint_sk(ns, checkpoint["id"])
     rows = RowSet()
     inline: dict[str, Any] = {}
-    external: list[str] = []
+    external: dict[str, int] = {}  # channel -> its value row's chunk count
     budget = VALUES_INLINE
     for channel, version in checkpoint["channel_versions"].items():
         blob = blob_sk(ns, channel, version)
         if channel not in values:
-            if channel not in new_versions and stored(blob):
-                external.append(channel)
+            if channel not in new_versions and (count := stored(blob)) is not None:
+                external[channel] = count
                 rows.referenced.append({PK: thread.pk, SK: blob})
             continue
         value = values[channel]
@@ -158,11 +161,12 @@ def checkpoint_rows(
             inline[channel] = {TYPE: typed[0], DATA: typed[1]}
             budget -= size
             continue
-        external.append(channel)
-        if channel not in new_versions and stored(blob):
+        if channel not in new_versions and (count := stored(blob)) is not None:
+            external[channel] = count
             rows.referenced.append({PK: thread.pk, SK: blob})
             continue
         head, chunks = pack(thread.pk, blob, DATA, typed, BLOB_INLINE, ttl)
+        external[channel] = len(chunks)
         rows.heads.append({PK: thread.pk, SK: blob, **head, **ttl})
         rows.chunks.extend(chunks)
     cp_head, cp_chunks = pack(
@@ -174,7 +178,8 @@ def checkpoint_rows(
     rows.chunks.extend(cp_chunks + md_chunks)
     attributes: dict[str, Any] = {CP: cp_head, MD: md_head, VALUES: inline, COMMITTED: 1, **ttl}
     if external:
-        attributes[EXTERNAL] = external
+        attributes[EXTERNAL] = list(external)
+        attributes[EXTERNAL_CHUNKS] = external
     if parent_id:
         attributes[PARENT] = parent_id
     run_id = metadata.get("run_id")
@@ -247,6 +252,24 @@ def value_rows(row: dict[str, Any], checkpoint: dict[str, Any]) -> dict[str, str
     versions = checkpoint["channel_versions"]
     channels = row.get(EXTERNAL, []) if VALUES in row else versions
     return {c: blob_sk(ns, c, versions[c]) for c in channels if c in versions}
+
+
+def value_row_keys(row: dict[str, Any], checkpoint: dict[str, Any]) -> list[dict[str, str]]:
+    """The keys of the value rows a checkpoint row reads, with those of their chunks
+    where the row records their count (`EXTERNAL_CHUNKS`; rows of earlier versions do
+    not: their chunks are known once the value row is read)."""
+    counts = external_chunks(row)
+    keys = []
+    for channel, sk in value_rows(row, checkpoint).items():
+        keys.append({PK: row[PK], SK: sk})
+        if channel in counts:
+            keys += chunk_keys(row[PK], sk, DATA, {COUNT: counts[channel]})
+    return keys
+
+
+def external_chunks(row: dict[str, Any]) -> dict[str, int]:
+    """The chunk counts of the value rows a checkpoint row names, where it records them."""
+    return {str(c): int(n) for c, n in (row.get(EXTERNAL_CHUNKS) or {}).items()}
 
 
 def inline_values(row: dict[str, Any]) -> dict[str, dict[str, Any]]:

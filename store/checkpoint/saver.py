@@ -521,7 +521,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
                 new_versions,
                 ttl_attributes(minutes, now),
                 margin_ttl(minutes, now),
-                lambda sk: self._known.chunks((thread.pk, sk)) is not None,
+                lambda sk: self._known.chunks((thread.pk, sk)),
             )
 
         rows = plan()

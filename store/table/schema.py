@@ -153,11 +153,14 @@ REINDEX_MODEL = "model"
 # map per pending write, `w:<task>:<idx>`. Rows written since values went inline also hold
 # `VALUES` (channel -> serialized value, the channels stored in the row itself) and maybe
 # `EXTERNAL` (the channels read from channel value rows at the checkpoint's versions);
-# a row without `VALUES` reads every channel from its value rows.
+# a row without `VALUES` reads every channel from its value rows. `EXTERNAL_CHUNKS`
+# (channel -> chunk count) gives the count of those value rows' chunks where the put knew
+# it, so a reader fetches a value row and its chunks in one request.
 CP = "cp"
 MD = "md"
 VALUES = "cv"
 EXTERNAL = "cx"
+EXTERNAL_CHUNKS = "cn"
 # Odd once the checkpoint's put landed: the put sets 1, each `put_writes` adds 2, so the
 # old value a `put_writes` gets back (it always changes) says whether the put had landed.
 COMMITTED = "ok"

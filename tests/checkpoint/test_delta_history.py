@@ -124,3 +124,35 @@ def test_async_history_is_the_sync_one(saver: DynamoDBSaver) -> None:
     found = asyncio.run(saver.aget_delta_channel_history(config=cfg, channels=["messages"]))
     assert found == sync and found["messages"]["writes"]
     assert asyncio.run(saver.aget_delta_channel_history(config=cfg, channels=[])) == {}
+
+
+def test_a_snapshot_in_chunk_rows_is_read_in_the_second_request(saver: DynamoDBSaver) -> None:
+    """A snapshot past one row (350 KB) is a head and chunk rows: the checkpoint that
+    wrote it records its chunk count, so one BatchGetItem reads them all (not a Query
+    for the head, then the chunks)."""
+    graph = delta_chat_graph(saver, snapshot_frequency=4)
+    cfg = {"configurable": {"thread_id": "big"}}
+    for turn in range(3):  # a snapshot at the 4th update: 4 messages of 120 KB
+        graph.invoke({"messages": [HumanMessage(f"{turn} ".ljust(120_000, "x"))]}, cfg)
+    latest = saver.get_tuple(cfg)
+    assert latest is not None
+    counter = RequestCounter(saver.client)
+    found = saver.get_delta_channel_history(config=latest.config, channels=["messages"])
+    assert counter.total <= 2, counter.calls
+    walked = BaseCheckpointSaver.get_delta_channel_history(
+        saver, config=latest.config, channels=["messages"]
+    )
+    assert found == walked and "seed" in found["messages"]
+    for stored in list(saver.list(cfg)):  # those naming the snapshot read its chunks too
+        counter.reset()
+        assert saver.get_tuple(stored.config) == stored
+        assert counter.total <= 2, (stored.metadata, counter.calls)
+    assert len(graph.get_state(cfg).values["messages"]) == 6
+    # The snapshot's value row gone (pruned, expired): the history is still LangGraph's.
+    (snapshot,) = [r for r in saver.thread_rows("big") if r["SK"].startswith("b##messages#")]
+    saver.client.delete_item(TableName=TABLE, Key={k: {"S": snapshot[k]} for k in ("PK", "SK")})
+    found = saver.get_delta_channel_history(config=latest.config, channels=["messages"])
+    walked = BaseCheckpointSaver.get_delta_channel_history(
+        saver, config=latest.config, channels=["messages"]
+    )
+    assert found == walked and "seed" not in found["messages"]

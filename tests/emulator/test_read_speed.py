@@ -1,8 +1,11 @@
-"""The emulation's cheaper Scan, copies and projections answer exactly as moto's own code.
+"""The emulation's cheaper Scan, copies, projections and response serialization answer
+exactly as moto's own code.
 
 Every request runs twice on identical tables: once through the emulation, once through
-moto's own `Table.query`, `Table.scan`, `Table.all_items`, `Item.__deepcopy__` and
-`Item.project` (the functions the emulation wraps), and the pages must be equal.
+moto's own `Table.query`, `Table.scan`, `Table.all_items`, `Item.__deepcopy__`,
+`Item.project` and its serializer of attribute values (the functions the emulation
+wraps), and the pages must be equal. Items hold binaries (the saver's rows do), top-level
+and nested.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from langgraph.store.dynamodb.testing import mock_aws
+from moto.core.serialize import BaseJSONSerializer
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import Table
 
@@ -23,6 +27,7 @@ from .conftest import create_table, local_index
 
 WRAPPED = ((Table, "query"), (Table, "scan"), (Table, "all_items"), (Item, "__deepcopy__"))
 WRAPPED += ((Item, "project"), (DynamoType, "size"))
+WRAPPED += ((BaseJSONSerializer, "_serialize_type_structure"),)
 
 
 @contextmanager
@@ -57,6 +62,9 @@ def _item(p: int, k: int) -> dict[str, Any]:
         "vector": {"L": [{"N": repr(0.1 * (p + 1) * (i - k))} for i in range(32)]},
         "m": {"M": {"inside": {"L": [{"S": f"a{k}"}, {"N": str(p)}, {"M": {"x": {"S": "y"}}}]}}},
         "tags": {"SS": [f"t{k % 3}", "all"]},
+        "blob": {"B": bytes(range(k, k + 40))},
+        "blobs": {"BS": [bytes([p, k]), b"\xff\x00"]},
+        "w": {"M": {"v": {"B": f"{p}:{k}".encode() * 30}, "l": {"L": [{"B": b"\x01"}]}}},
     }
 
 
