@@ -2,8 +2,10 @@
 set (`bench.memory_eval_set`), against a baseline that embeds raw turns.
 
 Each user's sessions run as threads of a LangGraph chat graph on `DynamoDBSaver`; after
-each session the `Extractor` (semantic facts, `NearestConsolidator`) forms memories in
-`("memories", tenant, user, "facts")`. Then each question is recalled (`recall`, top 5):
+each session the `Extractor` (semantic facts, its default consolidation:
+`NearestConsolidator`) forms memories in `("memories", tenant, user, "facts")`. All users
+share one emulated table, as tenants of a deployment do (the emulation's cost per request
+does not grow with the table). Then each question is recalled (`recall`, top 5):
 
 - evidence recall@5: a top-5 memory's provenance (or an earlier revision's) names the
   supporting message;
@@ -15,7 +17,8 @@ each session the `Extractor` (semantic facts, `NearestConsolidator`) forms memor
 The baseline stores every human turn as an item and searches those. With the emulated
 extractor (the default) the numbers measure the pipeline and consolidation logic, not a
 model's judgement. `--model module:factory` runs any LangChain chat model instead (a
-callable returning a `BaseChatModel`; e.g. a `ChatBedrockConverse` on a real account).
+callable returning a `BaseChatModel` with tool calling; e.g. a `ChatBedrockConverse` on a
+real account, whose calls then reach Bedrock while the table stays emulated).
 
     python -m bench.memory_eval [--model module:factory]
 """
@@ -35,12 +38,12 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, LLMResult
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.embedders.build import embedder
 from langgraph.store.dynamodb.extraction import (
     ExtractionConfig,
     Extractor,
-    NearestConsolidator,
     SemanticFacts,
 )
 from langgraph.store.dynamodb.extraction.model_call import bedrock_model
@@ -55,6 +58,10 @@ TABLE = "memory-eval"
 TENANT = "eval"
 DIMS = 256
 MODEL_ID = "amazon.nova-micro-v1:0"
+# With `--model`, Bedrock's runtime is the real service (the table stays emulated); the
+# factory's model brings its own credentials (the emulation sets fake ones in the
+# environment), e.g. `ChatBedrockConverse(credentials_profile_name=...)`.
+REAL_BEDROCK = {"core": {"passthrough": {"urls": [r"https://bedrock-runtime\..*"]}}}
 FACTS = RecallSource(("memories", "{tenant}", "{user_id}", "facts"), limit=5)
 
 
@@ -97,45 +104,6 @@ def load_factory(spec: str | None) -> Callable[[str], BaseChatModel] | None:
     return lambda model_id: made()
 
 
-def _one(factory: Callable[[str], BaseChatModel] | None, c: Conversation) -> dict[str, Any]:
-    """One conversation on a fresh emulated table (memory and time stay flat per user)."""
-    with mock_aws():
-        return run(factory, [c])
-
-
-def merge(results: list[dict[str, Any]]) -> dict[str, Any]:
-    """The results of several runs as one (rates weighted by questions and memories)."""
-    merged: dict[str, Any] = {
-        "conversations": sum(r["conversations"] for r in results),
-        "turns": sum(r["turns"] for r in results),
-        "calls": [size for r in results for size in r["calls"]],
-    }
-    for name in ("extracted", "baseline"):
-        parts = [r[name] for r in results]
-        questions = sum(p["questions"] for p in parts)
-        changed = sum(p["changed"] for p in parts)
-        memories = sum(p["memories"] for p in parts)
-        kinds = {k for p in parts for k in p["by_kind"]}
-        merged[name] = {
-            "questions": questions,
-            "changed": changed,
-            "memories": memories,
-            "recall@5": sum(p["recall@5"] * p["questions"] for p in parts) / questions,
-            "newest_wins": sum(p["newest_wins"] * p["changed"] for p in parts) / changed,
-            "stale_lost": sum(p["stale_lost"] for p in parts),
-            "duplicates_per_100": (
-                sum(p["duplicates_per_100"] * p["memories"] for p in parts) / memories
-                if memories
-                else 0.0
-            ),
-            "by_kind": {
-                k: statistics.mean(p["by_kind"][k] for p in parts if k in p["by_kind"])
-                for k in sorted(kinds)
-            },
-        }
-    return merged
-
-
 def run(
     factory: Callable[[str], BaseChatModel] | None, conversations: list[Conversation]
 ) -> dict[str, Any]:
@@ -152,7 +120,7 @@ def run(
         DynamoDBSaver(TABLE, region_name="us-east-1", tenant_key="tenant") as saver,
     ):
         store.setup()
-        extractor = Extractor(store, saver, model=model, consolidator=NearestConsolidator())
+        extractor = Extractor(store, saver, model=model)  # the default: NearestConsolidator
         strategy = SemanticFacts(name="facts", namespace=FACTS.namespace)
         extractor.set_config(ExtractionConfig(strategies=(strategy,), thread_keys=("user_id",)))
         graph = chat_graph(saver)
@@ -167,8 +135,9 @@ def run(
                     graph.invoke(
                         {"messages": [HumanMessage(turn.text, id=turn.message_id)]}, config
                     )
-                    store.put(("baseline", TENANT, c.user), turn.message_id, {"text": turn.text})
-                    turns += 1
+                baseline = ("baseline", TENANT, c.user)
+                store.batch([PutOp(baseline, t.message_id, {"text": t.text}) for t in session])
+                turns += len(session)
                 extractor.run(TENANT, thread)
         return {
             "conversations": len(conversations),
@@ -263,8 +232,8 @@ def report(result: dict[str, Any], label: str) -> str:
 
 {result["conversations"]} conversations, {turns} human turns, 4 sessions (threads) each;
 {result["extracted"]["questions"]} questions of {len(extracted)} kinds. Strategy: semantic
-facts; consolidation: `NearestConsolidator` (k=5). Baseline: every human turn stored and
-embedded as is.
+facts; consolidation: the extractor's default, `NearestConsolidator` (k=5). Baseline:
+every human turn stored and embedded as is.
 
 **With the emulated extractor these numbers measure the pipeline and the consolidation
 logic (search, decisions, conditional writes, provenance), not a language model's
@@ -322,7 +291,8 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=32, help="conversations to run")
     args = parser.parse_args()
     factory = load_factory(args.model)
-    result = merge([_one(factory, c) for c in evaluation_set()[: args.users]])
+    with mock_aws(config=REAL_BEDROCK if factory else None):
+        result = run(factory, evaluation_set()[: args.users])
     label = args.model or "emulated extractor"
     text = report(result, label)
     print(text)

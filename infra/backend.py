@@ -633,16 +633,18 @@ class MemoryBackend(Construct):
                 )
         model = self.settings.embedding_model_id
         if model.startswith(PROFILE_PREFIXES):
-            found.append(
+            # Both embed: the consumer its writes, the extractor consolidation's queries.
+            found += [
                 (
-                    self.consumer_role,
+                    role,
                     "AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::"
                     f"foundation-model/{foundation_model(model)}]",
                     "An inference profile routes each call to its foundation model in one of "
                     "several regions; the model is allowed in any region only when invoked "
                     "through this profile (bedrock:InferenceProfileArn condition).",
                 )
-            )
+                for role in (self.consumer_role, self.extractor_role)
+            ]
         return found
 
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from langchain_core.tracers.context import collect_runs
+from langchain_core.tracers.schemas import Run
 from langgraph.store.dynamodb.testing import mock_aws
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -33,6 +37,37 @@ def test_readme_examples_run_as_written(
     assert re.search(r"^\d\.\d\d mem-1$", printed, flags=re.MULTILINE)
     # The pairing: a second saver resumes the thread; the tenant's registry lists it.
     assert re.search(r"^2\n\['ticket-4471'\]$", printed, flags=re.MULTILINE)
+
+
+def _runs(run: Run) -> Iterator[Run]:
+    yield run
+    for child in run.child_runs:
+        yield from _runs(child)
+
+
+def test_the_readme_agent_recalls_memories_and_its_custom_strategy_forms_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The "What gets remembered" example, on its own: the `create_agent` agent's second
+    turn sees the first thread's memories in its system message (`MemoryRecall`), the
+    default consolidation supersedes the contradicted city, and the custom strategy
+    writes into its own namespace template."""
+    (block,) = [b for b in BLOCKS if "MemoryRecall(" in b]
+    namespace: dict[str, Any] = {}
+    with mock_aws(), collect_runs() as collected:
+        exec(compile(block, str(README), "exec"), namespace)
+        people = namespace["mem_store"].search(("memories", "acme", "u1", "people"), limit=10)
+    assert capsys.readouterr().out == '["User\'s city is Bergen", "User\'s sister is Ana"]\n'
+    prompts = [
+        str(run.inputs)
+        for root in collected.traced_runs
+        for run in _runs(root)
+        if run.name == "ScriptedChatModel"
+    ]
+    assert len(prompts) == 2
+    assert "User's city is Oslo" not in prompts[0]
+    assert "Facts:\\n- User's city is Oslo\\n- User's sister is Ana" in prompts[1]
+    assert people and all(m.value["provenance"]["strategy"] == "people" for m in people)
 
 
 DOCS = [README, *sorted((README.parent / "docs").glob("*.md"))]

@@ -10,7 +10,7 @@ May import: `table`, `embedders`, `items`, `jobs`, `memory`, `checkpoint`.
 """
 
 from .candidates import Candidate, Provenance, memory_key
-from .config import ExtractionConfig, ExtractionConfigError, TenantOverride
+from .config import Consolidation, ExtractionConfig, ExtractionConfigError, TenantOverride
 from .consolidation import Add, AddEach, Consolidator, Decision, NoOp, Supersede, Update
 from .custom import CustomStrategy
 from .episodic import EpisodicMemory
@@ -28,6 +28,7 @@ __all__ = [
     "Add",
     "AddEach",
     "Candidate",
+    "Consolidation",
     "Consolidator",
     "CustomStrategy",
     "Decision",

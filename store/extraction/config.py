@@ -6,11 +6,13 @@ setting, raised before anything is saved."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator
 
+from .consolidation import AddEach, Consolidator
 from .models import DEFAULT_CHAT_MODEL, is_known
+from .nearest import MAX_K, NearestConsolidator
 from .strategy import THREAD_VALUES, Strategy, strategy_from
 
 
@@ -30,11 +32,29 @@ class Limits(BaseModel):
     max_window_tokens: int = Field(default=8000, ge=1)
 
 
+class Consolidation(BaseModel):
+    """What each candidate does to the memories already known. `"nearest"` (the default)
+    decides against the `k` nearest current memories of its namespace: add, update,
+    supersede or no-op, so the same fact extracted twice is one memory
+    (`NearestConsolidator`). `"add_each"` opts out: every candidate is added at its
+    provenance key, with no search and no second model call (`AddEach`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mode: Literal["nearest", "add_each"] = "nearest"
+    k: int = Field(default=5, ge=1, le=MAX_K)
+
+    def consolidator(self) -> Consolidator:
+        """The consolidator this setting names."""
+        return NearestConsolidator(self.k) if self.mode == "nearest" else AddEach()
+
+
 class ExtractionConfig(BaseModel):
     """A table's extraction config: the deployment's `model_id`, the strategies, the
     metadata keys every thread carries (`thread_keys`, e.g. `["user_id"]`, which namespace
-    templates may name besides `tenant` and `thread_id`), the limits, the lease a run
-    holds on a thread's cursor, and the state channel holding the thread's messages."""
+    templates may name besides `tenant` and `thread_id`), the limits, how candidates
+    consolidate with what is known, the lease a run holds on a thread's cursor, and the
+    state channel holding the thread's messages."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -42,6 +62,7 @@ class ExtractionConfig(BaseModel):
     strategies: tuple[SerializeAsAny[Strategy], ...] = ()
     thread_keys: tuple[str, ...] = ()
     limits: Limits = Limits()
+    consolidation: Consolidation = Consolidation()
     lease_seconds: float = Field(default=300.0, gt=0)
     messages_channel: str = Field(default="messages", min_length=1)
 
@@ -77,8 +98,10 @@ class ExtractionConfig(BaseModel):
         if override is None:
             return self
         changes = override.model_dump(exclude_unset=True, exclude_none=True)
-        if "limits" in changes:
-            changes["limits"] = self.limits.model_copy(update=changes["limits"])
+        for name in ("limits", "consolidation"):
+            if name in changes:
+                table: BaseModel = getattr(self, name)
+                changes[name] = parse(type(table), {**table.model_dump(), **changes[name]}, name)
         if override.strategies is not None:
             changes["strategies"] = override.strategies
         return self.model_copy(update=changes).checked()
@@ -90,7 +113,8 @@ class ExtractionConfig(BaseModel):
 
 class TenantOverride(BaseModel):
     """One tenant's changes to the table's config: any field left out keeps the table's.
-    `enabled=False` stops extraction for the tenant."""
+    `enabled=False` stops extraction for the tenant; `limits` and `consolidation` name
+    only the settings they change."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -98,6 +122,7 @@ class TenantOverride(BaseModel):
     model_id: str | None = None
     strategies: tuple[SerializeAsAny[Strategy], ...] | None = None
     limits: Mapping[str, Any] | None = None
+    consolidation: Mapping[str, Any] | None = None
 
     @field_validator("strategies", mode="before")
     @classmethod

@@ -3,9 +3,10 @@ tenant already has. A `Consolidator` returns one `Decision` per candidate; the e
 applies them (ledger row, store write, cursor) so every decision keeps the exactly-once and
 erasure guarantees.
 
-`AddEach`, the default, adds every candidate at its provenance key: the same messages
-extracted twice rewrite the same memory. Consolidators that search the memories already
-known (and decisions that update or supersede them) plug in here.
+`NearestConsolidator` (nearest.py), the default, decides against the nearest memories
+already known (add, update, supersede, no-op); `AddEach`, the opt-out, adds every
+candidate at its provenance key: the same messages extracted twice rewrite the same
+memory, but the same fact from two threads is two memories.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from langgraph.store.dynamodb.table.usage import THREADS
 from .apply import apply, forget, touched
 from .budget import Budget, seconds_to_next_day
 from .config import ExtractionConfig, ExtractionConfigError, TenantOverride
-from .consolidation import AddEach, Consolidator, NoOp, consolidate
+from .consolidation import Consolidator, NoOp, consolidate
 from .cursor import Cursor, CursorGoneError, Cursors, LeaseLostError
 from .errors import ExtractionError
 from .ledger import Ledger, Memory
@@ -94,7 +94,8 @@ class Extractor:
     `model` is a chat model used for every strategy (a fake one in tests), or a factory
     from model id; by default `ChatBedrockConverse` in the store's region (at
     `bedrock_endpoint_url` when given: the emulation's server). `consolidator` decides
-    what each candidate does (default: `AddEach`). Model calls and tokens are reported to
+    what each candidate does; by default the config's `consolidation` names it
+    (`NearestConsolidator` unless set to `"add_each"`). Model calls and tokens are reported to
     the store's `on_usage` hook, for the tenant (group `(".threads", tenant)`)."""
 
     def __init__(
@@ -121,7 +122,7 @@ class Extractor:
         self._ledger = Ledger(client, store.table_name)
         self._settings = SettingsRows(client, store.table_name)
         self._budget = Budget(client, store.table_name)
-        self._consolidator: Consolidator = consolidator or AddEach()
+        self._consolidator = consolidator
         self._model = model
         self._region = str(client.meta.region_name)
         self._bedrock_endpoint = bedrock_endpoint_url
@@ -481,7 +482,12 @@ class _Run:
         with tallied() as tally:
             extracted = extract(self.strategy, transcript, model)
             decisions, problem = consolidate(
-                self.x._consolidator, extracted, namespace, self.strategy, self.x.store, model
+                self.x._consolidator or self.config.consolidation.consolidator(),
+                extracted,
+                namespace,
+                self.strategy,
+                self.x.store,
+                model,
             )
         self._spend(tally)
         memories = touched(decisions)

@@ -166,10 +166,13 @@ NEEDS: dict[Component, frozenset[Permission]] = {
         "dynamodb:DeleteItem",
     ),
     # The extraction worker: the thread (Query, BatchGetItem), its config, cursors, ledger
-    # and budget rows, the memories (the store's writes); Converse, authorized as
+    # and budget rows, the memories (the store's writes); consolidation's search of the
+    # nearest memories (SearchVectors, the query's embedding); Converse, authorized as
     # InvokeModel on the chat model; the deferred requests back on its queue and the failed
     # ones on the dead-letter queue.
     Component.EXTRACTOR: _on(On.TABLE, *EXTRACTOR_TABLE_ACTIONS)
+    | _on(On.VECTOR_INDEX, "dynamodb:SearchVectors")
+    | _on(On.MODEL, "bedrock:InvokeModel")
     | _on(On.CHAT_MODEL, "bedrock:InvokeModel")
     | _on(On.QUEUE, "sqs:SendMessage")
     | _on(On.DEAD_LETTERS, "sqs:SendMessage"),

@@ -26,6 +26,7 @@ def test_config_status_and_replay(cli: Cli) -> None:
     assert cli("extraction", "config", "set", json.dumps(FACTS), *table).exit_code == 0
     shown = cli.json("extraction", "config", "show", *table)
     assert [s["name"] for s in shown["strategies"]] == ["facts"]
+    assert shown["consolidation"] == {"mode": "nearest", "k": 5}  # the default
 
     wrong = cli("extraction", "config", "set", json.dumps({**FACTS, "bogus": 1}), *table)
     assert wrong.exit_code == 2 and "bogus" in wrong.stderr
@@ -35,10 +36,11 @@ def test_config_status_and_replay(cli: Cli) -> None:
     assert missing.exit_code == 2 and "{user_id}" in missing.stderr
     assert cli.json("extraction", "config", "show", *table) == shown  # nothing saved
 
-    override = json.dumps({"enabled": False})
+    override = json.dumps({"enabled": False, "consolidation": {"mode": "add_each"}})
     assert cli("extraction", "config", "set", override, "--tenant", "globex", *table).exit_code == 0
     effective = cli.json("extraction", "config", "show", "--tenant", "globex", *table)
     assert effective["override"]["enabled"] is False
+    assert effective["effective"]["consolidation"] == {"mode": "add_each", "k": 5}
 
     env = cli.server.env()
     with DynamoDBSaver(
@@ -53,7 +55,7 @@ def test_config_status_and_replay(cli: Cli) -> None:
     after = cli.json("extraction", "status", "--tenant", "acme", *table)
     assert [(s["thread_id"], s["caught_up"], s["memories"]) for s in after] == [("t1", True, 1)]
     again = cli.json("extraction", "replay", "t1", "--tenant", "acme", *table)
-    assert again[0]["written"] == 1  # the same key rewritten, not a second memory
+    assert again[0]["written"] == 0  # consolidation finds it known: not a second memory
     found = cli.json("search", "memories.acme.facts", *table)
     assert [item["value"]["text"] for item in found] == ["User prefers green tea"]
     table_view = cli("extraction", "status", "--tenant", "acme", *table)

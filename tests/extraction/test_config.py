@@ -82,3 +82,24 @@ def test_a_tenant_switched_off_is_not_extracted(tables: Tables) -> None:
     tables.say("t1", "I prefer tea.")
     (run,) = tables.extractor.run(TENANT, "t1").runs
     assert run.skipped == "extraction is off for this tenant" and tables.facts() == []
+
+
+def test_an_override_of_limits_or_consolidation_is_checked_like_the_table_config(
+    tables: Tables,
+) -> None:
+    message = refused(
+        lambda: tables.extractor.set_tenant_override(
+            TENANT, TenantOverride(limits={"daily_tokens": 0})
+        )
+    )
+    assert message == "limits: daily_tokens: Input should be greater than or equal to 1"
+    message = refused(
+        lambda: tables.extractor.set_tenant_override(
+            TENANT, TenantOverride(consolidation={"mode": "delete"})
+        )
+    )
+    assert message.startswith("consolidation: mode: Input should be 'nearest' or 'add_each'")
+    assert "k: Input should be less than or equal to 20" in refused(
+        lambda: parse(ExtractionConfig, {"consolidation": {"k": 21}}, "config")
+    )
+    assert tables.extractor.tenant_override(TENANT) is None

@@ -1,5 +1,5 @@
 """Consolidation on the emulation: each decision (add, update, supersede, no-op), the same
-fact twice is one memory, updates never lost to a concurrent extraction, supersede keeps
+fact twice is one memory, an update decided on a stale version redone, supersede keeps
 history, and forgetting a thread rolls back only its share."""
 
 from __future__ import annotations
@@ -79,9 +79,10 @@ def test_a_contradiction_supersedes_and_history_shows_the_old_fact(tables: Table
     assert any(t.startswith("User's city is Oslo (no longer true since") for t in before)
 
 
-def test_two_concurrent_updates_of_one_memory_both_land(tables: Tables) -> None:
-    """Both extractions decide against the same version; the second to write finds it
-    changed, reads again and redoes its update: neither update is lost."""
+def test_an_update_decided_on_a_stale_version_is_redone_on_a_fresh_read(tables: Tables) -> None:
+    """Two decisions against the same version, applied one after the other: the second
+    finds the memory changed, reads again and redoes its update. (Two extractions really
+    running at once: test_concurrent_updates.py.)"""
     tables.say("t1", "My dog is Rex.")
     tables.extractor.run(TENANT, "t1")
     (key,) = memories(tables)

@@ -8,13 +8,13 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from langgraph.store.dynamodb.extraction import TenantOverride
+from langgraph.store.dynamodb.extraction import Consolidation, TenantOverride
 from langgraph.store.dynamodb.table.usage import CONVERSE, UsageRecord
 from langgraph.store.dynamodb.testing import mock_aws
 
 from tests.support import FakeClock
 
-from .conftest import NAMESPACE, TENANT, Tables, open_tables
+from .conftest import NAMESPACE, TENANT, Tables, facts_config, open_tables
 
 
 def test_wait_returns_once_every_strategy_processed_the_checkpoint(tables: Tables) -> None:
@@ -57,6 +57,8 @@ def test_status_of_a_tenant_lists_each_thread_with_its_lag(tables: Tables) -> No
 
 
 def test_replay_rewrites_the_same_memories(tables: Tables) -> None:
+    """Opted out of consolidation, a replay rewrites each memory at its provenance key."""
+    tables.extractor.set_config(facts_config(consolidation=Consolidation(mode="add_each")))
     first = tables.say("t1", "I prefer tea.")
     tables.say("t1", "My dog is Rex.")
     tables.extractor.run(TENANT, "t1")
@@ -65,6 +67,20 @@ def test_replay_rewrites_the_same_memories(tables: Tables) -> None:
     assert len(run.written) == 2 and run.model_calls == 1
     (run,) = tables.extractor.replay(TENANT, "t1", after_checkpoint=first).runs
     assert len(run.written) == 1  # only the turn after `first`
+    assert sorted(item.key for item in tables.store.search(NAMESPACE, limit=10)) == keys
+
+
+def test_a_replay_under_the_default_consolidation_finds_everything_known(
+    tables: Tables,
+) -> None:
+    first = tables.say("t1", "I prefer tea.")
+    tables.say("t1", "My dog is Rex.")
+    tables.extractor.run(TENANT, "t1")
+    keys = sorted(item.key for item in tables.store.search(NAMESPACE, limit=10))
+    (run,) = tables.extractor.replay(TENANT, "t1").runs
+    assert run.written == () and run.unchanged == 2 and run.model_calls == 1
+    (run,) = tables.extractor.replay(TENANT, "t1", after_checkpoint=first).runs
+    assert run.written == () and run.unchanged == 1
     assert sorted(item.key for item in tables.store.search(NAMESPACE, limit=10)) == keys
     with pytest.raises(ValueError, match="no strategy named 'nope'"):
         tables.extractor.replay(TENANT, "t1", strategies=["nope"])

@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from langgraph.store.dynamodb.extraction import SemanticFacts, Trigger
+from langgraph.store.dynamodb.extraction import Consolidation, SemanticFacts, Trigger
 from langgraph.store.dynamodb.extraction.config import Limits
 from langgraph.store.dynamodb.testing import mock_aws
 
@@ -79,7 +79,11 @@ def test_after_tokens(timed: tuple[Tables, FakeClock]) -> None:
 
 def test_the_window_per_call_is_capped(timed: tuple[Tables, FakeClock]) -> None:
     tables, _ = timed
-    configured(tables, Trigger(messages=10), limits=Limits(max_window_messages=4))
+    # Extraction calls only: adding each candidate asks no consolidation.
+    only_adds = Consolidation(mode="add_each")
+    configured(
+        tables, Trigger(messages=10), limits=Limits(max_window_messages=4), consolidation=only_adds
+    )
     for fact in ("I prefer tea", "My dog is Rex", "I live in Oslo", "I am tall", "I own a boat"):
         tables.say("t1", fact)
     (run,) = tables.extractor.run(TENANT, "t1").runs

@@ -169,9 +169,11 @@ def test_no_wildcard_actions_and_bedrock_scoped_to_the_model(synthesized: Synthe
     for statement in found:
         for action in actions(statement):
             assert "*" not in action, statement
-    for role, model in (
-        ("Embedder", "amazon.titan-embed-text-v2:0"),
-        ("Extractor", "amazon.nova-micro-v1:0"),  # the chat model extraction calls
+    embedding, chat = "amazon.titan-embed-text-v2:0", "amazon.nova-micro-v1:0"
+    for role, models in (
+        ("Embedder", (embedding,)),
+        # the chat model extraction calls, and the embedding of consolidation's searches
+        ("Extractor", (chat, embedding)),
     ):
         bedrock = [
             s
@@ -180,8 +182,8 @@ def test_no_wildcard_actions_and_bedrock_scoped_to_the_model(synthesized: Synthe
         ]
         assert [actions(s) for s in bedrock] == [["bedrock:InvokeModel"]]
         resource = json.dumps(bedrock[0]["Resource"])
-        assert f"::foundation-model/{model}" in resource
-        assert resource.count("foundation-model") == 1
+        assert all(f"::foundation-model/{model}" in resource for model in models)
+        assert resource.count("foundation-model") == len(models)
 
 
 def test_dynamodb_actions_only_on_this_table(synthesized: Synthesized) -> None:

@@ -405,6 +405,22 @@ def test_the_extractor_sends_only_what_it_declares(recorder: Recorder, clock: Fa
         event = received(queue)
         with recorder.recording() as calls:
             worker.handle(event)  # facts now; `later` deferred on the queue
+        drain(consumer)  # the memories embedded, so consolidation finds them
+        graph.invoke(
+            say("I prefer green tea. My cat is Tom."),
+            {"configurable": {"thread_id": "t2", "tenant": "acme"}},
+        )
+        drain(consumer)
+        event = received(queue)
+        with recorder.recording():
+            worker.handle(event)  # consolidation searches the nearest memories
+        # The Lambda consolidates by default: the tea, said again, is still one memory.
+        formed = worker.extractor.store.search(("memories", "acme", "t2"), limit=10)
+        assert sorted(item.value["text"] for item in formed) == [
+            "User prefers green tea",
+            "User's cat is Tom",
+            "User's dog is Rex",
+        ]
         graph.invoke(say("I own a boat."), {"configurable": {"thread_id": "t3", "tenant": "acme"}})
         drain(consumer)
         saver.for_tenant("acme").delete_thread("t3")
