@@ -36,26 +36,32 @@ from infra.bundling import (
 
 MODEL = "amazon.titan-embed-text-v2:0"
 
-# Runs a Lambda invocation in the asset: the event on stdin, the response as the last line.
-RUN_HANDLER = """
+
+def run_handler(function: str, module: str, timeout_ms: int) -> str:
+    """A script running one invocation of the Lambda `function` (handler `module`) in the
+    asset: the event on stdin, the response as the last line."""
+    return f"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
-import embedder.handler
+import {module}.handler
 
 class Context:
-    function_name = "memory-embedder"
+    function_name = "{function}"
     function_version = "$LATEST"
     memory_limit_in_mb = 1024
-    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:memory-embedder"
-    aws_request_id = "cold-start"
-    log_group_name = "/aws/lambda/memory-embedder"
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:{function}"
+    aws_request_id = "asset"
+    log_group_name = "/aws/lambda/{function}"
     log_stream_name = "asset"
 
     def get_remaining_time_in_millis(self):
-        return 60_000
+        return {timeout_ms}
 
-print(json.dumps(embedder.handler.handler(json.load(sys.stdin), Context())))
+print(json.dumps({module}.handler.handler(json.load(sys.stdin), Context())))
 """
+
+
+RUN_HANDLER = run_handler("memory-embedder", "embedder", 60_000)
 
 
 @pytest.fixture(scope="module")

@@ -38,33 +38,13 @@ from infra.bundling import (
 from tests.checkpoint.graphs import chat_graph
 from tests.extraction.conftest import NAMESPACE, TABLE, TENANT, USER, facts_config
 
-from .test_bundle import in_asset
+from .test_bundle import in_asset, run_handler
 
 MODEL = "amazon.titan-embed-text-v2:0"
 DIMS = 256
 REGION = "us-east-1"
 
-# Runs one extraction Lambda invocation in the asset: the SQS event on stdin, the
-# response as the last line.
-RUN_HANDLER = """
-import json, sys
-sys.path.insert(0, sys.argv[1])
-import extractor.handler
-
-class Context:
-    function_name = "memory-extractor"
-    function_version = "$LATEST"
-    memory_limit_in_mb = 1024
-    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:memory-extractor"
-    aws_request_id = "asset"
-    log_group_name = "/aws/lambda/memory-extractor"
-    log_stream_name = "asset"
-
-    def get_remaining_time_in_millis(self):
-        return 300_000
-
-print(json.dumps(extractor.handler.handler(json.load(sys.stdin), Context())))
-"""
+RUN_HANDLER = run_handler("memory-extractor", "extractor", 300_000)
 
 # Prints the library's layers the handler has imported once it is loaded (the
 # checkpointer's under its own import path).
