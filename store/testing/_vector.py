@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from langgraph.store.dynamodb.table.schema import META_PK
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 
 from ._errors import LimitExceeded, ResourceNotFound, ValidationError
@@ -684,3 +685,11 @@ def iter_tables(backends: Any) -> Iterator[tuple[str, str, Any]]:
         for region, backend in list(regions.items()):
             for table in list(backend.tables.values()):
                 yield account, region, table
+
+
+def streamed_meta(backends: Any) -> Iterator[tuple[str, str, Any, dict[DynamoType, Item]]]:
+    """(account, region, table, its meta partition by sort key) of every emulated table
+    with a stream (call under `LOCK`)."""
+    for account, region, table in iter_tables(backends):
+        if table.stream_shard is not None:
+            yield account, region, table, table.items.get(DynamoType({"S": META_PK}), {})

@@ -18,10 +18,9 @@ from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
 from langgraph.store.dynamodb.embedders.lexical import LexicalEmbeddings
 from langgraph.store.dynamodb.items.model_pin import BEDROCK, ModelIdentity
 from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS, StreamConsumer
-from langgraph.store.dynamodb.table.schema import META_PK, PIN_PREFIX
+from langgraph.store.dynamodb.table.schema import PIN_PREFIX
 from moto.core.models import MockAWS
 from moto.dynamodb.models import dynamodb_backends
-from moto.dynamodb.models.dynamo_type import DynamoType
 
 from . import _vector as v
 from ._poller import Poller
@@ -41,10 +40,7 @@ def pinned_indexes() -> list[Pinned]:
     pinned model; the identity changes when a table of that name is created anew."""
     found = []
     with v.LOCK:
-        for account, region, table in v.iter_tables(dynamodb_backends):
-            if table.stream_shard is None:
-                continue
-            partition = table.items.get(DynamoType({"S": META_PK}), {})
+        for account, region, table, partition in v.streamed_meta(dynamodb_backends):
             for sort_key, item in list(partition.items()):
                 name = str(sort_key.value)
                 if not name.startswith(PIN_PREFIX):

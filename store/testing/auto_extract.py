@@ -34,7 +34,7 @@ from langgraph.store.dynamodb.memory.store import DynamoDBStore
 from langgraph.store.dynamodb.stream.consumer import StreamConsumer
 from langgraph.store.dynamodb.stream.router import CHECKPOINT_PATTERN
 from langgraph.store.dynamodb.table.extraction_queue import ExtractionRequest
-from langgraph.store.dynamodb.table.schema import EXTRACTION_CONFIG, META_PK, PIN_FIELDS
+from langgraph.store.dynamodb.table.schema import EXTRACTION_CONFIG, PIN_FIELDS
 from moto.core.models import MockAWS
 from moto.dynamodb.models import dynamodb_backends
 from moto.dynamodb.models.dynamo_type import DynamoType
@@ -192,10 +192,7 @@ def configured_tables() -> list[tuple[str, str, str]]:
     config; the identity changes when a table of that name is created anew."""
     found = []
     with v.LOCK:
-        for account, region, table in v.iter_tables(dynamodb_backends):
-            if table.stream_shard is None:
-                continue
-            partition = table.items.get(DynamoType({"S": META_PK}), {})
+        for account, region, table, partition in v.streamed_meta(dynamodb_backends):
             if DynamoType({"S": EXTRACTION_CONFIG}) in partition:
                 found.append((region, table.name, f"{account}/{table.created_at.isoformat()}"))
     return found
