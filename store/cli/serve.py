@@ -20,6 +20,9 @@ DEFAULT_HOST = "127.0.0.1"
 REGION = "us-east-1"
 MAX_PORT = 65535
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# Python runs a handler on the main thread, but the kernel hands a process's signal to any
+# of its threads; a main thread blocked with no timeout would not run it until woken.
+WAKE_SECONDS = 0.2
 
 
 def connection_lines(url: str, region: str, table: str) -> dict[str, str]:
@@ -98,7 +101,8 @@ def run(
         if lock:
             lock.record(endpoint.url)
         on_ready(endpoint.url, loaded)
-        stop.wait()
+        while not stop.wait(WAKE_SECONDS):
+            pass
         endpoint.drain()
         saved = snapshot.save(client_for, _regions_with_tables(), state) if state else 0
         on_stop(saved)
