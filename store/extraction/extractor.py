@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -127,6 +128,8 @@ class Extractor:
         self._region = str(client.meta.region_name)
         self._bedrock_endpoint = bedrock_endpoint_url
         self._models: dict[str, BaseChatModel] = {}
+        self._building: dict[str, threading.Lock] = {}
+        self._building_lock = threading.Lock()
 
     # The config on the table
 
@@ -283,15 +286,24 @@ class Extractor:
         return config.with_override(override)
 
     def chat_model(self, model_id: str) -> BaseChatModel:
-        """The chat model a strategy configured with `model_id` calls."""
+        """The chat model a strategy configured with `model_id` calls, built once per model
+        id: the worker runs a batch's threads at once, and a caller asking while another
+        builds the same id waits for that model (other ids build meanwhile). A build that
+        raises keeps nothing: the next caller builds again."""
         if isinstance(self._model, BaseChatModel):
             return self._model
-        if model_id not in self._models:
-            self._models[model_id] = (
-                self._model(model_id)
-                if self._model is not None
-                else bedrock_model(model_id, self._region, self._bedrock_endpoint)
-            )
+        model = self._models.get(model_id)
+        if model is not None:
+            return model
+        with self._building_lock:
+            building = self._building.setdefault(model_id, threading.Lock())
+        with building:
+            if model_id not in self._models:
+                self._models[model_id] = (
+                    self._model(model_id)
+                    if self._model is not None
+                    else bedrock_model(model_id, self._region, self._bedrock_endpoint)
+                )
         return self._models[model_id]
 
     # Knowing when it is done
