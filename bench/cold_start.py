@@ -1,5 +1,5 @@
 """The stream consumer's init time: the cold import of `embedder.handler` from its asset,
-built for this machine (`infra.bundling.build(out, HOST)`) as before issue 19 (everything
+built for this machine (`infra.bundling.build(out, EMBEDDER, HOST)`) as before issue 19 (everything
 pip installs, no bytecode) and as shipped (slim, with bytecode), and each asset's size.
 
 Each import runs in a fresh `python -I -S -B`: only the standard library and the asset on
@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from infra.bundling import HOST, build
+from infra.bundling import EMBEDDER, HOST, build
 
 # Run as `python -I -S -B -c IMPORT_HANDLER ASSET`: prints the seconds `import
 # embedder.handler` took, after checking that the handler and what it imports came from the
@@ -85,7 +85,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         for title, slim in VARIANTS:
             asset = Path(scratch, "slim" if slim else "before")
-            build(asset, HOST, slim=slim)
+            build(asset, EMBEDDER, HOST, slim=slim)
             m = measure(asset, args.runs)
             print(
                 f"| {title} | {m['seconds']:.2f} | {m['mb']:.0f} | {m['files']:.0f} "

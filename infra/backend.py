@@ -44,17 +44,16 @@ from langgraph.store.dynamodb.table.permissions import (
 from langgraph.store.dynamodb.table.table_spec import table_spec, ttl_spec
 
 from .bundling import (
-    EXTRACTOR_SHIPPED,
+    EMBEDDER,
+    EXTRACTOR,
     PYTHON,
     RUNTIME,
-    consumer_code,
     interpreter,
+    lambda_code,
     no_bytecode_warning,
 )
 from .settings import MemorySettings
 
-HANDLER = "embedder.handler.handler"
-EXTRACTOR_HANDLER = "extractor.handler.handler"
 # The extractor's timeout (model calls), and the queue's visibility timeout: six times it,
 # as AWS advises for a Lambda event source.
 EXTRACTOR_TIMEOUT = Duration.minutes(5)
@@ -339,8 +338,8 @@ class MemoryBackend(Construct):
             description="Embeds memories written with embed_on='stream'; forgets swept namespaces",
             runtime=RUNTIME,
             architecture=lambda_.Architecture.ARM_64,
-            handler=HANDLER,
-            code=consumer_code(),
+            handler=EMBEDDER.entry,
+            code=lambda_code(EMBEDDER),
             role=role,
             log_group=log_group,
             memory_size=1024,
@@ -395,8 +394,8 @@ class MemoryBackend(Construct):
             description="Forms long-term memories from threads' new messages (extraction)",
             runtime=RUNTIME,
             architecture=lambda_.Architecture.ARM_64,
-            handler=EXTRACTOR_HANDLER,
-            code=consumer_code(shipped=EXTRACTOR_SHIPPED),
+            handler=EXTRACTOR.entry,
+            code=lambda_code(EXTRACTOR),
             role=role,
             log_group=log_group,
             memory_size=1024,

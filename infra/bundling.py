@@ -1,7 +1,8 @@
-"""The stream consumer's Lambda asset, bundled locally (no Docker): the handlers under
-`lambdas/`, the library's layers the handler imports (`SHIPPED`), and the library's runtime
-dependencies installed by pip as wheels for the Lambda platform, less what the handler
-never imports, with bytecode compiled for the runtime's Python.
+"""The Lambda assets (the stream consumer's and the extraction worker's), bundled locally
+(no Docker): each holds its own handler's folder under `lambdas/` and the library's layers
+that handler imports (`Asset`: `EMBEDDER`, `EXTRACTOR`), and the library's runtime
+dependencies installed by pip as wheels for the Lambda platform, less what the handlers
+never import, with bytecode compiled for the runtime's Python.
 
 Bytecode: `/var/task` is read-only, so without a `.pyc` for the runtime's Python every cold
 start compiles every module it imports. The pycs are hash-based and unchecked: CDK zips
@@ -60,24 +61,49 @@ RUNTIME = lambda_.Runtime.PYTHON_3_14
 PYTHON = RUNTIME.name.removeprefix("python")
 HOST_PYTHON = "{}.{}".format(*sys.version_info)
 
-# What the asset holds of the library: the package's own files and the layers the stream
-# consumer imports (`store/stream/` and the layers below it), and nothing else: never the
-# store's paths and jobs, the checkpointer, the CLI, the demo or the emulation.
-# tests/infra/test_bundle.py checks this is exactly what the handler imports.
-SHIPPED = ("__init__.py", "py.typed", "table", "embedders", "items", "stream")
-# The extraction worker's asset: the extraction layer and every layer below it (it reads
-# threads through the checkpointer and writes memories through the store), never the
-# stream consumer, the CLI, the demo or the emulation.
-EXTRACTOR_SHIPPED = (
-    "__init__.py",
-    "py.typed",
-    "table",
-    "embedders",
-    "items",
-    "jobs",
-    "memory",
-    "checkpoint",
-    "extraction",
+
+@dataclass(frozen=True)
+class Asset:
+    """What one Lambda's asset holds of this repository: its handler's folder under
+    `lambdas/` (`handler`, and nothing else of `lambdas/`) and the library's files and
+    layers the handler imports (`layers`: names under `store/`; `checkpoint` lands at the
+    checkpointer's import path). The bundle tests check `layers` is exactly what the
+    handler loads."""
+
+    handler: str
+    layers: tuple[str, ...]
+
+    @property
+    def entry(self) -> str:
+        """The function's handler setting (`<folder>.handler.handler`)."""
+        return f"{self.handler}.handler.handler"
+
+    def sources(self) -> Iterator[tuple[Path, Path]]:
+        """Each file or folder shipped from this repository, and where it lands in the asset."""
+        for name in self.layers:
+            yield LIBRARY / name, asset_path(name)
+        yield HANDLERS / self.handler, Path(self.handler)
+
+
+# The stream consumer: `store/stream/` and the layers below it, never the store's paths
+# and jobs, the checkpointer, extraction, the CLI, the demo or the emulation.
+EMBEDDER = Asset("embedder", ("__init__.py", "py.typed", "table", "embedders", "items", "stream"))
+# The extraction worker: the extraction layer and every layer below it (it reads threads
+# through the checkpointer and writes memories through the store), never the stream
+# consumer, the CLI, the demo or the emulation.
+EXTRACTOR = Asset(
+    "extractor",
+    (
+        "__init__.py",
+        "py.typed",
+        "table",
+        "embedders",
+        "items",
+        "jobs",
+        "memory",
+        "checkpoint",
+        "extraction",
+    ),
 )
 # Never shipped: this machine's bytecode.
 NOT_SHIPPED = ("__pycache__", "*.pyc")
@@ -157,15 +183,9 @@ def runtime_requirements() -> list[str]:
     )
 
 
-def build(
-    out: Path,
-    target: Target = LAMBDA_ARM64,
-    *,
-    slim: bool = True,
-    shipped: tuple[str, ...] = SHIPPED,
-) -> None:
-    """Write the asset into `out`: dependencies, the library's `shipped` layers, and the
-    handlers. With `slim=False`, dependencies as before issue 19 (all pip installed, no
+def build(out: Path, asset: Asset, target: Target = LAMBDA_ARM64, *, slim: bool = True) -> None:
+    """Write `asset` into `out`: dependencies, the library's layers and the handler's
+    folder. With `slim=False`, dependencies as before issue 19 (all pip installed, no
     bytecode): the bench's baseline."""
     python = interpreter(target.python) if slim else None
     if slim and python is None:
@@ -176,15 +196,11 @@ def build(
     with tempfile.TemporaryDirectory() as scratch:
         own = Path(scratch)
         (own / PACKAGE_PATH).mkdir(parents=True)
-        for name in shipped:
-            source, placed = LIBRARY / name, own / asset_path(name)
+        for source, placed in asset.sources():
             if source.is_dir():
-                shutil.copytree(source, placed, ignore=shutil.ignore_patterns(*NOT_SHIPPED))
+                shutil.copytree(source, own / placed, ignore=shutil.ignore_patterns(*NOT_SHIPPED))
             else:
-                shutil.copy2(source, placed)
-        shutil.copytree(
-            HANDLERS, own, ignore=shutil.ignore_patterns(*NOT_SHIPPED), dirs_exist_ok=True
-        )
+                shutil.copy2(source, own / placed)
         if python is not None:
             _compile(own, python)
         shutil.copytree(own, out, dirs_exist_ok=True)
@@ -195,29 +211,27 @@ def asset_path(name: str) -> Path:
     return CHECKPOINT_PATH if name == CHECKPOINT else PACKAGE_PATH / name
 
 
-def source_hash(target: Target = LAMBDA_ARM64, shipped: tuple[str, ...] = SHIPPED) -> str:
-    """Changes whenever the asset would: library or handler sources, requirements, target,
-    this recipe, the interpreter compiling the bytecode."""
-    digest = hashlib.sha256(_recipe(target, runtime_requirements(), shipped))
-    for path in sorted(_sources(shipped)):
-        digest.update(str(path.relative_to(ROOT)).encode())
+def source_hash(asset: Asset, target: Target = LAMBDA_ARM64) -> str:
+    """Changes whenever `asset` would: its own library or handler sources (each by where it
+    lands in the asset, so another handler's change leaves it alone), requirements,
+    target, this recipe, the interpreter compiling the bytecode."""
+    digest = hashlib.sha256(_recipe(target, runtime_requirements(), asset))
+    for placed, path in sorted(_sources(asset)):
+        digest.update(str(placed).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
-def consumer_code(
-    target: Target = LAMBDA_ARM64, shipped: tuple[str, ...] = SHIPPED
-) -> lambda_.Code:
-    """A Lambda code asset holding the `shipped` layers (the stream consumer's by
-    default; `EXTRACTOR_SHIPPED` for the extraction worker), bundled locally. The image
-    is never pulled: local bundling always succeeds or raises."""
+def lambda_code(asset: Asset, target: Target = LAMBDA_ARM64) -> lambda_.Code:
+    """A Lambda code asset holding `asset` (`EMBEDDER`, `EXTRACTOR`), bundled locally.
+    The image is never pulled: local bundling always succeeds or raises."""
     return lambda_.Code.from_asset(
-        str(HANDLERS),
+        str(HANDLERS / asset.handler),
         asset_hash_type=AssetHashType.CUSTOM,
-        asset_hash=source_hash(target, shipped),
+        asset_hash=source_hash(asset, target),
         bundling=BundlingOptions(
             image=DockerImage.from_registry("local-bundling-only"),
-            local=LocalBundling(target, shipped),
+            local=LocalBundling(asset, target),
         ),
     )
 
@@ -226,12 +240,12 @@ def consumer_code(
 class LocalBundling:
     """CDK's local bundling hook: runs `build` into the asset's output directory."""
 
-    def __init__(self, target: Target, shipped: tuple[str, ...] = SHIPPED) -> None:
+    def __init__(self, asset: Asset, target: Target) -> None:
+        self.asset = asset
         self.target = target
-        self.shipped = shipped
 
     def try_bundle(self, output_dir: str, *args: Any, **kwargs: Any) -> bool:
-        build(Path(output_dir), self.target, shipped=self.shipped)
+        build(Path(output_dir), self.asset, self.target)
         return True
 
 
@@ -258,11 +272,14 @@ def _recipe(target: Target, *inputs: object) -> bytes:
     return repr(made_with).encode() + Path(__file__).read_bytes()
 
 
-def _sources(shipped: tuple[str, ...]) -> Iterator[Path]:
-    for name in shipped:
-        source = LIBRARY / name
-        yield from source.rglob("*.py") if source.is_dir() else [source]
-    yield from HANDLERS.rglob("*.py")
+def _sources(asset: Asset) -> Iterator[tuple[Path, Path]]:
+    """Each source file `asset` ships: where it lands in the asset, and its path here."""
+    for source, placed in asset.sources():
+        if source.is_dir():
+            for path in source.rglob("*.py"):
+                yield placed / path.relative_to(source), path
+        else:
+            yield placed, source
 
 
 def _compile(root: Path, python: Interpreter) -> None:

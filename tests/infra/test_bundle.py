@@ -23,12 +23,15 @@ from langgraph.store.dynamodb.testing.mock import fake_credentials_env
 
 from bench.cold_start import IMPORT_HANDLER
 from infra.bundling import (
+    EMBEDDER,
+    EXTRACTOR,
+    HANDLERS,
     HOST,
     PACKAGE_PATH,
     PYTHON,
     ROOT,
     RUNTIME,
-    SHIPPED,
+    Asset,
     build,
     interpreter,
     no_bytecode_warning,
@@ -68,8 +71,21 @@ RUN_HANDLER = run_handler("memory-embedder", "embedder", 60_000)
 def asset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The slim asset built for this machine (the Lambda build's wheels are aarch64)."""
     out = tmp_path_factory.mktemp("asset")
-    build(out, HOST)
+    build(out, EMBEDDER, HOST)
     return out
+
+
+def handler_folders(asset: Path) -> set[str]:
+    """The handler folders of `lambdas/` that `asset` holds."""
+    return {path.parent.name for path in HANDLERS.glob("*/handler.py")} & {
+        path.name for path in asset.iterdir()
+    }
+
+
+def assert_ships_only_its_handler(asset: Path, shipped: Asset) -> None:
+    """`asset` holds `shipped`'s handler folder and nothing else of `lambdas/`."""
+    assert handler_folders(asset) == {shipped.handler}
+    assert not (asset / "__init__.py").exists()
 
 
 def in_asset(
@@ -134,12 +150,13 @@ def test_handler_embeds_a_stream_batch_from_the_asset_alone(asset: Path) -> None
 
 
 def test_asset_leaves_out_what_the_handler_never_imports(asset: Path) -> None:
+    assert_ships_only_its_handler(asset, EMBEDDER)
     for name in ("typer", "rich", "pygments", "markdown_it", "mdurl", "shellingham", "bin"):
         assert not (asset / name).exists(), name
     assert not list(asset.glob("typer-*.dist-info"))
     assert not list(asset.rglob("tests")) and not list(asset.rglob("*.pyi"))
     library = {path.name for path in (asset / PACKAGE_PATH).iterdir()} - {"__pycache__"}
-    assert library == set(SHIPPED)
+    assert library == set(EMBEDDER.layers)
     for left_out in ("checkpoint", "cli", "demo", "testing", "memory", "jobs", "agent_server.py"):
         assert not (asset / PACKAGE_PATH / left_out).exists(), left_out
     # Read at import time through importlib.metadata: kept.
@@ -162,7 +179,7 @@ def test_the_asset_ships_exactly_the_layers_the_handler_imports(asset: Path) -> 
     result = in_asset(asset, LAYERS_IMPORTED, {"AWS_DEFAULT_REGION": "us-east-1"})
     assert result.returncode == 0, result.stderr
     imported = set(json.loads(result.stdout.splitlines()[-1]))
-    assert imported == {name for name in SHIPPED if "." not in name}
+    assert imported == {name for name in EMBEDDER.layers if "." not in name}
 
 
 def test_every_module_of_the_asset_has_bytecode_for_its_python(asset: Path) -> None:
@@ -177,8 +194,8 @@ def test_every_module_of_the_asset_has_bytecode_for_its_python(asset: Path) -> N
 
 
 def synthesize_with_cdk_json(outdir: Path, **env: str) -> tuple[Path, str]:
-    """Run the app as `cdk.json` does, with no AWS credentials; its Lambda asset's directory
-    and the app's stderr."""
+    """Run the app as `cdk.json` does, with no AWS credentials; the stream consumer's asset
+    directory and the app's stderr (each function's asset holds its own handler alone)."""
     app = json.loads((ROOT / "cdk.json").read_text())["app"]
     environment = {
         key: value
@@ -198,13 +215,19 @@ def synthesize_with_cdk_json(outdir: Path, **env: str) -> tuple[Path, str]:
     )
     assert result.returncode == 0, result.stderr[-4000:]
     template = json.loads((outdir / "LangGraphMemory.template.json").read_text())
-    function = next(
-        r for r in template["Resources"].values() if r["Type"] == "AWS::Lambda::Function"
-    )
-    assert function["Properties"]["Runtime"] == RUNTIME.name
-    key = function["Properties"]["Code"]["S3Key"]
-    asset = outdir / f"asset.{key.removesuffix('.zip')}"
-    assert (asset / "embedder" / "handler.py").is_file()
+    functions = {
+        r["Properties"]["Handler"]: r["Properties"]
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::Lambda::Function"
+    }
+    assets = {}
+    for shipped in (EMBEDDER, EXTRACTOR):
+        function = functions[shipped.entry]
+        assert function["Runtime"] == RUNTIME.name
+        assets[shipped] = outdir / f"asset.{function['Code']['S3Key'].removesuffix('.zip')}"
+        assert (assets[shipped] / shipped.handler / "handler.py").is_file()
+        assert_ships_only_its_handler(assets[shipped], shipped)
+    asset = assets[EMBEDDER]
     assert (asset / PACKAGE_PATH / "stream" / "consumer.py").is_file()
     native = list(asset.glob("pydantic_core/*.so"))
     assert native and all("aarch64" in path.name for path in native), native

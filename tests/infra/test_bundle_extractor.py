@@ -1,7 +1,7 @@
 """The extraction Lambda's asset, checked as the consumer's is (`test_bundle.py`): built
-locally with the extractor's layers (`EXTRACTOR_SHIPPED`), its handler imports and runs a
+locally (`EXTRACTOR`: its handler's folder and layers), its handler imports and runs a
 real batch from the asset alone, and the asset ships exactly the layers the handler
-imports, with bytecode for the runtime's Python."""
+imports and no other handler, with bytecode for the runtime's Python."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from langgraph.store.dynamodb.testing.queues import drain_queue
 from infra.bundling import (
     CHECKPOINT,
     CHECKPOINT_PATH,
-    EXTRACTOR_SHIPPED,
+    EXTRACTOR,
     HOST,
     PACKAGE_PATH,
     build,
@@ -38,7 +38,7 @@ from infra.bundling import (
 from tests.checkpoint.graphs import chat_graph
 from tests.extraction.conftest import NAMESPACE, TABLE, TENANT, USER, facts_config
 
-from .test_bundle import in_asset, run_handler
+from .test_bundle import assert_ships_only_its_handler, in_asset, run_handler
 
 MODEL = "amazon.titan-embed-text-v2:0"
 DIMS = 256
@@ -64,7 +64,7 @@ print(json.dumps(sorted(layers)))
 def asset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The extractor's slim asset built for this machine."""
     out = tmp_path_factory.mktemp("extractor-asset")
-    build(out, HOST, shipped=EXTRACTOR_SHIPPED)
+    build(out, EXTRACTOR, HOST)
     return out
 
 
@@ -129,12 +129,13 @@ def test_the_asset_ships_exactly_the_layers_the_handler_imports(asset: Path) -> 
     result = in_asset(asset, LAYERS_IMPORTED, {"AWS_DEFAULT_REGION": REGION})
     assert result.returncode == 0, result.stderr
     imported = set(json.loads(result.stdout.splitlines()[-1]))
-    assert imported == {name for name in EXTRACTOR_SHIPPED if "." not in name}
+    assert imported == {name for name in EXTRACTOR.layers if "." not in name}
 
 
 def test_the_asset_leaves_out_what_the_extractor_never_imports(asset: Path) -> None:
+    assert_ships_only_its_handler(asset, EXTRACTOR)
     library = {path.name for path in (asset / PACKAGE_PATH).iterdir()} - {"__pycache__"}
-    assert library == set(EXTRACTOR_SHIPPED) - {CHECKPOINT}
+    assert library == set(EXTRACTOR.layers) - {CHECKPOINT}
     # The checkpointer at its one import path, beside langgraph-checkpoint's modules.
     assert (asset / CHECKPOINT_PATH / "saver.py").is_file()
     assert (asset / CHECKPOINT_PATH.parent / "base").is_dir()

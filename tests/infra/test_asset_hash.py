@@ -1,0 +1,92 @@
+"""Each Lambda's asset hash (`source_hash`, CDK's custom asset hash) covers only what that
+asset ships: a change to one handler, or to a layer only one of them imports, redeploys
+that function alone; a change to a layer both import redeploys both. Checked on a copy of
+`lambdas/` and `store/`, edited, as the bundler reads them."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from infra import bundling
+from infra.bundling import EMBEDDER, EXTRACTOR, HANDLERS, LIBRARY, NOT_SHIPPED, source_hash
+
+from .conftest import Synthesized
+
+ASSETS = {"embedder": EMBEDDER, "extractor": EXTRACTOR}
+
+
+def hashes() -> dict[str, str]:
+    return {name: source_hash(asset) for name, asset in ASSETS.items()}
+
+
+@pytest.fixture
+def sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the repository's `lambdas/` and `store/`, which the bundler reads instead."""
+    ignore = shutil.ignore_patterns(*NOT_SHIPPED)
+    shutil.copytree(HANDLERS, tmp_path / "lambdas", ignore=ignore)
+    shutil.copytree(LIBRARY, tmp_path / "store", ignore=ignore)
+    monkeypatch.setattr(bundling, "HANDLERS", tmp_path / "lambdas")
+    monkeypatch.setattr(bundling, "LIBRARY", tmp_path / "store")
+    return tmp_path
+
+
+def test_the_two_assets_hash_apart() -> None:
+    in_repository = hashes()
+    assert in_repository["embedder"] != in_repository["extractor"]
+
+
+def test_a_copy_of_the_sources_hashes_as_the_repository(sources: Path) -> None:
+    with pytest.MonkeyPatch.context() as repository:
+        repository.setattr(bundling, "HANDLERS", HANDLERS)
+        repository.setattr(bundling, "LIBRARY", LIBRARY)
+        in_repository = hashes()
+    assert hashes() == in_repository
+
+
+@pytest.mark.parametrize(
+    ("edited", "redeployed"),
+    [
+        ("lambdas/extractor/handler.py", {"extractor"}),
+        ("lambdas/embedder/handler.py", {"embedder"}),
+        ("store/extraction/worker.py", {"extractor"}),
+        ("store/checkpoint/saver.py", {"extractor"}),
+        ("store/memory/store.py", {"extractor"}),
+        ("store/stream/consumer.py", {"embedder"}),
+        ("store/table/schema.py", {"embedder", "extractor"}),
+        ("store/__init__.py", {"embedder", "extractor"}),
+        ("store/cli/__init__.py", set()),
+        ("store/testing/__init__.py", set()),
+        ("lambdas/__init__.py", set()),
+    ],
+)
+def test_an_edit_redeploys_exactly_the_functions_that_ship_it(
+    sources: Path, edited: str, redeployed: set[str]
+) -> None:
+    before = hashes()
+    path = sources / edited
+    path.write_text(path.read_text() + "\n# edited\n")
+    after = hashes()
+    assert {name for name in ASSETS if after[name] != before[name]} == redeployed
+
+
+def test_a_new_handler_folder_redeploys_neither(sources: Path) -> None:
+    before = hashes()
+    (sources / "lambdas" / "summarizer").mkdir()
+    (sources / "lambdas" / "summarizer" / "handler.py").write_text("def handler(e, c): ...\n")
+    assert hashes() == before
+
+
+def test_each_function_deploys_its_own_asset(synthesized: Synthesized) -> None:
+    """Each function runs its own asset's handler from an asset of its own (CDK keys an
+    asset's object by its hash)."""
+    functions = {
+        name: synthesized.one("AWS::Lambda::Function", name.capitalize())["Properties"]
+        for name in ASSETS
+    }
+    assert {name: function["Handler"] for name, function in functions.items()} == {
+        name: asset.entry for name, asset in ASSETS.items()
+    }
+    assert len({function["Code"]["S3Key"] for function in functions.values()}) == len(ASSETS)
