@@ -56,7 +56,7 @@ from langgraph.store.dynamodb.table.usage import UsageHook
 from langgraph.store.dynamodb.table.values import item_size
 
 from . import history, upkeep
-from .access import SAVER, TRANSACT_BYTES, TRANSACT_LIMIT, Access
+from .access import SAVER, TRANSACT_LIMIT, Access
 from .erasure import thread_sources, untenanted_thread_sources
 from .known import TRUST_SECONDS, Known, expiry_of, margin_ttl
 from .loading import Key as RowKey
@@ -78,6 +78,12 @@ Key = dict[str, str]
 DEFAULT_MAX_CONCURRENCY = 64
 # Rows a listing asks for per Query when a metadata filter may drop some.
 LIST_PAGE = 50
+# A put that writes rows besides its checkpoint row (the first put of a run writes the
+# run's index row, a large value its value row) is one transaction while they come to
+# less than this; more, and the others go first and the checkpoint row alone after them,
+# two requests or more where a transaction would bill every unit twice (16 KB: at most
+# 16 units for saving a request).
+SPLIT_BYTES = 16 * 1024
 # Checkpoints whose distance to their delta channels' snapshots a saver remembers.
 DEPTHS_KEPT = 4096
 
@@ -555,11 +561,10 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             lives.append(expiry_of(keep))
         if not self._known.outlives(_key(rows.registry), max(lives), TRUST_SECONDS):
             extras.insert(0, rows.registry)
-        commit = [set_attributes(rows.checkpoint)] + [{"Put": {"Item": r}} for r in extras]
         with access.guard(thread):
             if not (rows.chunks or rows.heads or extras or slides):
-                access.update(commit[0]["Update"])
-            elif not self._commit(access, rows, commit, slides):
+                access.update(set_attributes(rows.checkpoint)["Update"])
+            elif not self._commit(access, rows, extras, slides):
                 # A value row it refers to is gone (pruned meanwhile): forget what this
                 # saver knew of the thread and write the values again.
                 self._forget(thread)
@@ -593,24 +598,27 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         self,
         access: Access,
         rows: RowSet,
-        commit: builtins.list[dict[str, Any]],
+        extras: builtins.list[dict[str, Any]],
         slides: builtins.list[dict[str, Any]],
     ) -> bool:
-        """Write the value rows, then commit the checkpoint in one transaction (with the
-        rows kept alive for it when they fit); False when a row to keep alive is gone."""
-        heads = [{"Put": {"Item": head}} for head in rows.heads]
-        actions = heads + commit + slides
-        together = len(actions) <= TRANSACT_LIMIT and _size(actions) <= TRANSACT_BYTES
+        """Write the checkpoint with the rows it needs: in one transaction when they come
+        to less than `SPLIT_BYTES`; else the other rows first (value rows, registry, run
+        index: a reader reaches them only through the checkpoint row), then the
+        checkpoint row alone. False when a row to keep alive is gone."""
+        update = set_attributes(rows.checkpoint)
+        puts = [{"Put": {"Item": row}} for row in rows.heads + extras]
+        actions = [update, *puts, *slides]
+        together = len(actions) <= TRANSACT_LIMIT and _size(actions) < SPLIT_BYTES
         orphans = rows.chunks + ([] if together else rows.heads)
         try:
             access.write(rows.chunks, [])
             if together:
                 access.transact(actions)
             else:
-                access.write(rows.heads, [])
+                access.write(rows.heads + extras, [])
                 for part in dynamo.chunks(slides, TRANSACT_LIMIT):
                     access.transact(part)  # extending an expiry early is harmless
-                access.transact(commit)
+                access.update(update["Update"])
             return True
         except (ClientError, RuntimeError) as error:
             # DynamoDB answered (or gave up on) a request before the commit, or refused
