@@ -202,7 +202,8 @@ def checkpoint_rows(
     rows.registry = registry_row(thread, keep)
     what = f"checkpoint {checkpoint['id']!r} of {thread}"
     links = [rows.link[SK]] if rows.link else []
-    check_keys(thread.pk, [r[SK] for r in rows.chunks + rows.heads] + [sk] + links, what)
+    keys = [r[SK] for r in rows.chunks + rows.heads] + [sk, writes_sk(sk)] + links
+    check_keys(thread.pk, keys, what)
     check_registry_key(thread, what)
     if rows.run is not None:
         check_keys(rows.run[PK], [rows.run[SK]], f"{what}, its run index row (run id, thread id)")

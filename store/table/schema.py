@@ -93,7 +93,7 @@ CHUNK = "z#"
 # A checkpoint's pending writes: one row beside the checkpoint row, keyed by the checkpoint
 # row's sort key and this suffix, so it sorts right after it (a Query reads both together)
 # and a `put_writes` is billed for the writes, not for the checkpoint's values.
-WRITES_SUFFIX = "#w"
+WRITES_SUFFIX = "#writes"
 # A run link: the run index row a thread's checkpoints lead to, kept beside them for as long
 # as that row lives, so a purge finds it after the checkpoints expired.
 RUN_LINK = "r#"
