@@ -70,7 +70,11 @@ from langgraph.store.dynamodb.table.thread_keys import (
     write_field,
     writes_sk,
 )
-from langgraph.store.dynamodb.table.values import MAX_EXPRESSION_BYTES, MAX_EXPRESSION_OPERATORS
+from langgraph.store.dynamodb.table.values import (
+    MAX_EXPRESSION_BYTES,
+    MAX_EXPRESSION_OPERATORS,
+    MAX_ITEM_BYTES,
+)
 
 from .payloads import CHUNK_BYTES, chunk_keys, pack
 
@@ -85,6 +89,8 @@ BLOB_INLINE = CHUNK_BYTES
 WRITE_INLINE = 16_000
 VALUE_INLINE = 64_000
 VALUES_INLINE = 180_000
+# What a checkpoint row keeps for its keys, parent, run id, TTL and attribute names.
+ROW_MARGIN = 12_000
 
 
 class UnserializableValueError(TypeError):
@@ -152,7 +158,17 @@ def checkpoint_rows(
     rows = RowSet()
     inline: dict[str, Any] = {}
     external: dict[str, int] = {}  # channel -> its value row's chunk count
-    budget = VALUES_INLINE
+    cp_head, cp_chunks = pack(
+        thread.pk, sk, CP, dump(serde, copy, f"checkpoint of {thread}"), CHECKPOINT_INLINE, ttl
+    )
+    md_head, md_chunks = pack(
+        thread.pk, sk, MD, dump(serde, metadata, f"metadata of {thread}"), CHECKPOINT_INLINE, ttl
+    )
+    # The values share the row with the checkpoint and metadata inline, and with each
+    # channel's name (twice at most: `cx`, `cn`); keys and the rest fit `ROW_MARGIN`.
+    names = sum(2 * len(c.encode()) for c in checkpoint["channel_versions"])
+    room = MAX_ITEM_BYTES - ROW_MARGIN - _inline(cp_head) - _inline(md_head) - names
+    budget = min(VALUES_INLINE, room)
     for channel, version in checkpoint["channel_versions"].items():
         blob = blob_sk(ns, channel, version)
         if channel not in values:
@@ -164,9 +180,10 @@ def checkpoint_rows(
         typed = dump(serde, value, f"channel {channel!r} of {thread}")
         size = len(typed[1])
         limit = budget if channel in new_versions else min(VALUE_INLINE, budget)
-        if not isinstance(value, _DeltaSnapshot) and size <= limit:
+        cost = size + len(typed[0]) + len(TYPE) + len(DATA)  # and the name, counted above
+        if not isinstance(value, _DeltaSnapshot) and cost <= limit:
             inline[channel] = {TYPE: typed[0], DATA: typed[1]}
-            budget -= size
+            budget -= cost
             continue
         if channel not in new_versions and (count := stored(blob)) is not None:
             external[channel] = count
@@ -176,12 +193,6 @@ def checkpoint_rows(
         external[channel] = len(chunks)
         rows.heads.append({PK: thread.pk, SK: blob, **head, **ttl})
         rows.chunks.extend(chunks)
-    cp_head, cp_chunks = pack(
-        thread.pk, sk, CP, dump(serde, copy, f"checkpoint of {thread}"), CHECKPOINT_INLINE, ttl
-    )
-    md_head, md_chunks = pack(
-        thread.pk, sk, MD, dump(serde, metadata, f"metadata of {thread}"), CHECKPOINT_INLINE, ttl
-    )
     rows.chunks.extend(cp_chunks + md_chunks)
     attributes: dict[str, Any] = {CP: cp_head, MD: md_head, VALUES: inline, **ttl}
     if external:
@@ -208,6 +219,12 @@ def checkpoint_rows(
     if rows.run is not None:
         check_keys(rows.run[PK], [rows.run[SK]], f"{what}, its run index row (run id, thread id)")
     return rows
+
+
+def _inline(head: dict[str, Any]) -> int:
+    """The bytes a serialized value's head holds in its row (none when chunked)."""
+    data = head.get(DATA)
+    return len(data) if isinstance(data, bytes) else 0
 
 
 def check_registry_key(thread: Thread, what: str) -> None:

@@ -182,6 +182,19 @@ def test_prune_keeps_every_chunk_the_latest_state_needs(saver: DynamoDBSaver) ->
     assert left == ["b#", "c#", "c#"] + ["z#"] * 6
 
 
+def test_a_checkpoint_row_at_every_inline_limit_at_once_stays_under_the_item_limit(
+    saver: DynamoDBSaver,
+) -> None:
+    # The checkpoint (1,680 channel versions) and the metadata just under the 100 KB each
+    # keeps inline, and values up to the 180 KB the row holds: with their names, past
+    # DynamoDB's 400 KB unless the values' room is what the rest leaves.
+    values: dict[str, Any] = {f"c{i:04d}": i % 10 for i in range(1_680)}
+    values["messages"] = "x" * 178_000
+    stored = step(saver, config("edge"), values, {"note": "m" * 99_900})
+    found = saver.get_tuple(stored)
+    assert found is not None and found.checkpoint["channel_values"] == values
+
+
 def test_chunked_metadata_reads_back_and_filters(saver: DynamoDBSaver) -> None:
     note = "m" * 150_000  # past the 100 KB a checkpoint row keeps inline: chunk rows
     made, after = [], config("md")
