@@ -206,23 +206,20 @@ def units_markdown(splits: list[Split]) -> str:
         )
     lines += [
         "",
-        "Why ours is above the peer on this column, measured above. (1) While the list "
-        "fits in the checkpoint row (64 KB a value, 128 KB in all: turn 10), a "
-        "`put_writes` is one UpdateItem of the checkpoint row (what keeps `get_tuple` at "
-        "one request and concurrent writes safe), and DynamoDB bills an UpdateItem at the "
-        "larger of the whole item's sizes before and after it, rounded up to 1 KB: a "
-        "`put_writes` that lands after its checkpoint pays for the whole list again (as "
-        "much as the put), one that lands first (LangGraph writes in the background, so "
-        "the order varies from run to run) 1 unit, the peer's 1 a write. (2) Past that "
-        "(turn 100), the list is a value row of its own, written with the checkpoint row "
-        "in one TransactWriteItems (one request, and a reader never sees the checkpoint "
-        "without it), which DynamoDB bills at twice the units of the same writes made "
-        "plainly: about 236 units where the peer's PutItem costs 118. Closing (1) needs "
-        "the pending writes in a row of their own beside the checkpoint row, and closing "
-        "(2) a put of two requests (value row first, then the checkpoint: the order makes "
-        "it atomic for readers) or values up to 350 KB inline, which (1) makes affordable; "
-        "neither is done. `DeltaChannel` keeps the checkpoint row small: its turns cost "
-        "the same write units at turn 10 and at turn 999 (`long-thread.md`).",
+        "How ours stays at or below the peer on this column. A `put_writes` updates the "
+        "checkpoint's writes row, a row of its own beside the checkpoint row (DynamoDB "
+        "bills an update at the whole item's size: in the checkpoint row it would pay for "
+        "the whole list again); `get_tuple` still reads both in one request. A checkpoint "
+        "row holds up to 180 KB of values, so a put of a list that changed is one "
+        "single-item write, billed once (turn 100: 117 KB). A put that writes other rows "
+        "too (a run's first put writes its run index row; the input checkpoint, whose list "
+        "the put did not change, stores it as a value row past 64 KB) is one "
+        "TransactWriteItems while they come to less than 16 KB, and past that those rows "
+        "first and the checkpoint row alone after them (BatchWriteItem, then UpdateItem), "
+        "since a transaction bills every unit twice. Past 180 KB (about turn 150) the list "
+        "is a value row of its own, written by each put that changes it. `DeltaChannel` "
+        "keeps the checkpoint row small: its turns cost the same write units at turn 10 "
+        "and at turn 999 (`long-thread.md`).",
         "",
     ]
     return "\n".join(lines)

@@ -42,7 +42,7 @@ from langgraph.store.dynamodb.table.thread_keys import (
 )
 
 from .access import Access
-from .loading import checkpoint_of, metadata_of
+from .loading import Key, checkpoint_of, checkpoints_collecting, metadata_of, writes_row
 from .payloads import chunk_keys, unpack
 from .rows import as_pending, external_chunks, inline_values, pending_writes, value_rows
 
@@ -119,14 +119,15 @@ def history(
     `depth()` of the target if the caller knows it: else its row is read first. With
     `counted`, a seed in a value row whose chunk count a chain row records is read with
     the writes' chunks; if that row is gone, the history is read again without."""
+    writes: dict[Key, dict[str, Any]] = {}
     if known_depth is None:
-        first = next(_rows(access, thread, ns, target_id, 1), None)
+        first = next(_rows(access, thread, ns, target_id, 1, writes), None)
         if first is None:
             return {c: {"writes": []} for c in channels}
         known_depth = _depth_of(access, first, channels)
         target_id = parse_checkpoint_sk(first[SK])[1]
     page = known_depth + 2  # the target, the ancestors, and the one storing the value
-    rows = _rows(access, thread, ns, target_id, page)
+    rows = _rows(access, thread, ns, target_id, page, writes)
     walk = _Walk(target_id)
     remaining = list(channels)
     seeds: dict[str, _Seed] = {}
@@ -146,25 +147,27 @@ def history(
                 remaining.remove(channel)
         if len(batch) < page:
             break
-    found = _result(access, thread, channels, walk.rows, seeds)
+    found = _result(access, thread, channels, walk.rows, writes, seeds)
     if found is None:  # a value row a chain row names is gone: find the stored one
         return history(access, thread, ns, target_id, channels, known_depth, counted=False)
     return found
 
 
 def _rows(
-    access: Access, thread: Thread, ns: str, target_id: str | None, page: int
+    access: Access,
+    thread: Thread,
+    ns: str,
+    target_id: str | None,
+    page: int,
+    writes: dict[Key, dict[str, Any]],
 ) -> Iterator[dict[str, Any]]:
-    """The namespace's checkpoint rows from the target back, `page` per request."""
+    """The namespace's checkpoint rows from the target back, `page` per request (with
+    their writes rows, collected into `writes`)."""
     below = checkpoint_sk(ns, target_id) if target_id is not None else None
-    return access.query(
-        thread.pk,
-        checkpoints_prefix(ns),
-        below=below,
-        checkpoints_only=True,
-        ScanIndexForward=False,
-        Limit=page,
+    rows = access.query(
+        thread.pk, checkpoints_prefix(ns), below=below, ScanIndexForward=False, Limit=2 * page
     )
+    return checkpoints_collecting(rows, writes)
 
 
 def _depth_of(access: Access, row: dict[str, Any], channels: Sequence[str]) -> int:
@@ -239,24 +242,25 @@ def _result(
     thread: Thread,
     channels: Sequence[str],
     chain: Sequence[tuple[dict[str, Any], dict[str, Any]]],
+    written: Mapping[Key, dict[str, Any]],
     seeds: dict[str, _Seed],
 ) -> dict[str, DeltaChannelHistory] | None:
     """The histories, decoding the collected writes and seeds (the claimed value rows
     and every chunk in one request); None when a claimed value row stores no value."""
-    wanted: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+    wanted: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     needs: list[dict[str, str]] = []
     for channel in channels:
         end = seeds[channel].index + 1 if channel in seeds else len(chain)
         entries = [
-            (row, entry)
+            (owner, entry)
             for row, _ in reversed(chain[:end])
-            for entry in pending_writes(row)
+            for owner, entry in pending_writes(row, writes_row(row, written))
             if entry[CHANNEL] == channel
         ]
         wanted[channel] = entries
-        for row, entry in entries:
+        for owner, entry in entries:
             if CHUNKS_FIELD in entry:
-                needs += chunk_keys(row[PK], row[SK], str(entry[CHUNKS_FIELD]), entry)
+                needs += chunk_keys(thread.pk, owner, str(entry[CHUNKS_FIELD]), entry)
     for seed in seeds.values():
         if seed.claimed:
             needs.append({PK: thread.pk, SK: seed.row[SK]})
@@ -272,8 +276,8 @@ def _result(
     result: dict[str, DeltaChannelHistory] = {}
     for channel in channels:
         writes: list[PendingWrite] = []
-        for row, entry in wanted[channel]:
-            typed = unpack(row[PK], row[SK], str(entry.get(CHUNKS_FIELD, "")), entry, fetched)
+        for owner, entry in wanted[channel]:
+            typed = unpack(thread.pk, owner, str(entry.get(CHUNKS_FIELD, "")), entry, fetched)
             if typed is not None:
                 writes.append(as_pending(entry, serde.loads_typed(typed)))
         found: DeltaChannelHistory = {"writes": writes}

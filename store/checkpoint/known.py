@@ -12,9 +12,9 @@ later checkpoints with that thread's TTL (`ttl_minutes` of the rows it read), wh
 its own `ttl` says; its own applies to the threads it starts or never read.
 
 The registry row is trusted for `TRUST_SECONDS` at most, so a process writing to a thread
-whose registry another process deleted (a purge) registers it again within that time; a
-`put_writes` that finds its checkpoint row gone registers it at once, and a purge lists
-again a thread it finds holding rows after it deleted the registry row (`erasure`).
+whose registry another process deleted (a purge) registers it again within that time (a
+`put_writes` too, when it does not trust the registry row), and a purge lists again a
+thread it finds holding rows after it deleted the registry row (`erasure`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Checkpoint rows into `CheckpointTuple`s: the channel values and the chunks of large
-values, fetched for a whole page of checkpoints at once.
+"""Checkpoint rows and their writes rows into `CheckpointTuple`s: the channel values and
+the chunks of large values, fetched for a whole page of checkpoints at once.
 
 A page costs one BatchGetItem for the value rows, their chunks and every chunk of the
 pending writes it needs (the rows are known from the checkpoint rows alone, which record
@@ -9,7 +9,7 @@ more only for the chunks of a value row that a row of an earlier version names.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,11 +25,23 @@ from langgraph.store.dynamodb.table.schema import (
     SK,
     TYPE,
 )
-from langgraph.store.dynamodb.table.thread_keys import parse_checkpoint_sk, thread_of_pk
+from langgraph.store.dynamodb.table.thread_keys import (
+    is_writes_sk,
+    owner_of_writes,
+    parse_checkpoint_sk,
+    thread_of_pk,
+    writes_sk,
+)
 
 from .access import Access
 from .payloads import chunk_keys, unpack
-from .rows import as_pending, inline_values, value_row_keys, value_rows, visible_writes
+from .rows import (
+    as_pending,
+    inline_values,
+    value_row_keys,
+    value_rows,
+    visible_writes,
+)
 
 Key = tuple[str, str]
 
@@ -42,26 +54,69 @@ class Loaded:
     rows: list[dict[str, Any]]
 
 
-def _needs(row: dict[str, Any]) -> list[dict[str, str]]:
+def writes_key(row: dict[str, Any]) -> dict[str, str]:
+    """The key of a checkpoint row's writes row."""
+    return {PK: row[PK], SK: writes_sk(row[SK])}
+
+
+def split(rows: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[Key, dict[str, Any]]]:
+    """Rows of a thread's checkpoint range as its checkpoint rows (in their order) and
+    its writes rows by the key of their checkpoint row (a writes row whose checkpoint row
+    is not there, its put not landed, is left out)."""
+    checkpoints: list[dict[str, Any]] = []
+    writes: dict[Key, dict[str, Any]] = {}
+    for row in rows:
+        if is_writes_sk(row[SK]):
+            writes[(row[PK], owner_of_writes(row[SK]))] = row
+        elif CP in row:
+            checkpoints.append(row)
+    return checkpoints, writes
+
+
+def checkpoints_collecting(
+    rows: Iterable[dict[str, Any]], writes: dict[Key, dict[str, Any]]
+) -> Iterator[dict[str, Any]]:
+    """The checkpoint rows of `rows` (newest first), the writes rows put into `writes` (by
+    their checkpoint row's key) as they pass: each before its checkpoint row."""
+    for row in rows:
+        found, written = split([row])
+        writes.update(written)
+        yield from found
+
+
+def writes_row(row: dict[str, Any], writes: Mapping[Key, dict[str, Any]]) -> dict[str, Any]:
+    """A checkpoint row's writes row among `writes` (empty when it has none)."""
+    return writes.get((row[PK], row[SK]), {})
+
+
+def _needs(row: dict[str, Any], writes: Mapping[Key, dict[str, Any]]) -> list[dict[str, str]]:
     pk, sk = row[PK], row[SK]
     keys = chunk_keys(pk, sk, CP, row[CP]) + chunk_keys(pk, sk, MD, row[MD])
-    for entry in visible_writes(row):
+    for owner, entry in visible_writes(row, writes_row(row, writes)):
         if CHUNKS_FIELD in entry:
-            keys += chunk_keys(pk, sk, str(entry[CHUNKS_FIELD]), entry)
+            keys += chunk_keys(pk, owner, str(entry[CHUNKS_FIELD]), entry)
     return keys
 
 
 def load(
-    access: Access, rows: Sequence[dict[str, Any]], config_extra: dict[str, Any]
+    access: Access,
+    rows: Sequence[dict[str, Any]],
+    writes: Mapping[Key, dict[str, Any]],
+    config_extra: dict[str, Any],
 ) -> list[Loaded]:
-    """The tuples of checkpoint `rows` (of any threads), in their order. `config_extra`
+    """The tuples of checkpoint `rows` (of any threads), in their order, with the pending
+    writes of their writes rows (`writes`, by checkpoint row key; `split`). `config_extra`
     goes into every tuple's `configurable` (the tenant key). Fetches in rounds until
-    every row the tuples need is known: one round when values fit in their rows."""
+    every row the tuples need is known: none when values and writes fit in their rows."""
     fetched: dict[Key, dict[str, Any]] = {}
     decoded: dict[Key, dict[str, Any]] = {}
     asked: set[Key] = set()
     while True:
-        wanted = [k for k in _wanted(access, rows, fetched, decoded) if (k[PK], k[SK]) not in asked]
+        wanted = [
+            k
+            for k in _wanted(access, rows, writes, fetched, decoded)
+            if (k[PK], k[SK]) not in asked
+        ]
         if not wanted:
             break
         asked.update((k[PK], k[SK]) for k in wanted)
@@ -70,7 +125,7 @@ def load(
     for row in rows:
         checkpoint = _checkpoint(access, row, fetched, decoded)
         if checkpoint is not None:
-            loaded.append(_tuple(access, row, checkpoint, fetched, config_extra))
+            loaded.append(_tuple(access, row, writes, checkpoint, fetched, config_extra))
     return loaded
 
 
@@ -115,6 +170,7 @@ def _checkpoint(
 def _wanted(
     access: Access,
     rows: Sequence[dict[str, Any]],
+    writes: Mapping[Key, dict[str, Any]],
     fetched: dict[Key, dict[str, Any]],
     decoded: dict[Key, dict[str, Any]],
 ) -> list[dict[str, str]]:
@@ -122,7 +178,7 @@ def _wanted(
     values, the channel values of each checkpoint that can be read, their chunks."""
     keys: list[dict[str, str]] = []
     for row in rows:
-        keys += _needs(row)
+        keys += _needs(row, writes)
         checkpoint = _checkpoint(access, row, fetched, decoded)
         if checkpoint is None:
             continue
@@ -137,6 +193,7 @@ def _wanted(
 def _tuple(
     access: Access,
     row: dict[str, Any],
+    writes: Mapping[Key, dict[str, Any]],
     checkpoint: dict[str, Any],
     fetched: dict[Key, dict[str, Any]],
     config_extra: dict[str, Any],
@@ -159,13 +216,13 @@ def _tuple(
         used += [key] + [(k[PK], k[SK]) for k in chunk_keys(pk, key[1], DATA, head)]
         if typed is not None and typed[0] != "empty":
             values[channel] = serde.loads_typed(typed)
-    writes = []
-    for entry in visible_writes(row):
-        field = str(entry.get(CHUNKS_FIELD, ""))
-        typed = unpack(pk, sk, field, entry, fetched)
+    written = writes_row(row, writes)
+    pending = []
+    for owner, entry in visible_writes(row, written):
+        typed = unpack(pk, owner, str(entry.get(CHUNKS_FIELD, "")), entry, fetched)
         if typed is not None:
-            writes.append(as_pending(entry, serde.loads_typed(typed)))
-    used += [(k[PK], k[SK]) for k in _needs(row)]
+            pending.append(as_pending(entry, serde.loads_typed(typed)))
+    used += [(k[PK], k[SK]) for k in _needs(row, writes)]
 
     def config(checkpoint_id: str) -> RunnableConfig:
         return {
@@ -184,7 +241,9 @@ def _tuple(
             checkpoint={**checkpoint, "channel_values": values},  # type: ignore[typeddict-item]
             metadata=metadata_of(access, row, fetched),  # type: ignore[arg-type]
             parent_config=config(str(parent)) if parent else None,
-            pending_writes=writes,
+            pending_writes=pending,
         ),
-        [row] + [fetched[k] for k in dict.fromkeys(used[1:]) if k in fetched],
+        [row]
+        + ([written] if written else [])
+        + [fetched[k] for k in dict.fromkeys(used[1:]) if k in fetched],
     )

@@ -2,11 +2,14 @@
 
 A checkpoint row (`thread_keys.checkpoint_sk`) holds the checkpoint without its channel
 values (`cp`), its metadata (`md`), its parent's id and its run id, the values of its
-channels (`cv`), and one attribute per pending write (`w:<task>:<idx>`), so one read
-returns a checkpoint with its values and writes, and the values live exactly as long as
-the checkpoint. A large value (or a `DeltaChannel` snapshot) is a row of its own per
-version (`b#...`), written once by the checkpoint that introduced that version and shared
-by later checkpoints that did not change the channel (`cx` names those channels). Rows of
+channels (`cv`), so one read returns a checkpoint with its values, and the values live
+exactly as long as the checkpoint. Its pending writes are one attribute each
+(`w:<task>:<idx>`) of its writes row (`thread_keys.writes_sk`), which sorts right after
+it: a Query reads both, and a `put_writes` is billed for the writes alone (an update is
+billed at the whole item's size). A large value (or a `DeltaChannel` snapshot) is a row
+of its own per version (`b#...`), written once by the checkpoint that introduced that
+version and shared by later checkpoints that did not change the channel (`cx` names
+those channels). Rows of
 earlier versions hold no `cv`: every channel is a value row.
 """
 
@@ -33,7 +36,6 @@ from langgraph.store.dynamodb.table.schema import (
     BATCH,
     CHANNEL,
     CHUNKS_FIELD,
-    COMMITTED,
     COUNT,
     CP,
     DATA,
@@ -66,20 +68,29 @@ from langgraph.store.dynamodb.table.thread_keys import (
     run_pk,
     run_sk,
     write_field,
+    writes_sk,
 )
-from langgraph.store.dynamodb.table.values import MAX_EXPRESSION_BYTES, MAX_EXPRESSION_OPERATORS
+from langgraph.store.dynamodb.table.values import (
+    MAX_EXPRESSION_BYTES,
+    MAX_EXPRESSION_OPERATORS,
+    MAX_ITEM_BYTES,
+)
 
 from .payloads import CHUNK_BYTES, chunk_keys, pack
 
 # What one row may hold inline: the checkpoint and its metadata, a channel value in a value
-# row, a write. A checkpoint row holds channel values up to `VALUE_INLINE` bytes each and
-# `VALUES_INLINE` in all, so with its checkpoint, metadata and writes it stays under
-# DynamoDB's 400 KB item limit (a write that would pass it goes to chunk rows).
+# row, a write. A checkpoint row holds channel values up to `VALUES_INLINE` bytes in all,
+# so with its checkpoint and metadata it stays under DynamoDB's 400 KB item limit (a
+# write that would pass it in its writes row goes to chunk rows). A value the put did not
+# change is inline only up to `VALUE_INLINE`: a larger one is a value row, written once
+# and referenced by the checkpoints that keep it, not rewritten by each.
 CHECKPOINT_INLINE = 100_000
 BLOB_INLINE = CHUNK_BYTES
 WRITE_INLINE = 16_000
 VALUE_INLINE = 64_000
-VALUES_INLINE = 128_000
+VALUES_INLINE = 180_000
+# What a checkpoint row keeps for its keys, parent, run id, TTL and attribute names.
+ROW_MARGIN = 12_000
 
 
 class UnserializableValueError(TypeError):
@@ -127,7 +138,8 @@ def checkpoint_rows(
     stored: Callable[[str], int | None],
 ) -> RowSet:
     """The rows of a `put`. Channel values sit in the checkpoint row (`VALUES`) up to
-    `VALUE_INLINE` bytes each and `VALUES_INLINE` in all; a larger value, or a
+    `VALUES_INLINE` bytes in all, those not in `new_versions` up to `VALUE_INLINE` each;
+    a larger value, or a
     `DeltaChannel` snapshot (later checkpoints name its version without its value), is a
     value row of its own, written when its version is new or `stored(its key)` (its
     chunk count, None when unknown) is not known, else referenced. A channel with a
@@ -146,7 +158,17 @@ def checkpoint_rows(
     rows = RowSet()
     inline: dict[str, Any] = {}
     external: dict[str, int] = {}  # channel -> its value row's chunk count
-    budget = VALUES_INLINE
+    cp_head, cp_chunks = pack(
+        thread.pk, sk, CP, dump(serde, copy, f"checkpoint of {thread}"), CHECKPOINT_INLINE, ttl
+    )
+    md_head, md_chunks = pack(
+        thread.pk, sk, MD, dump(serde, metadata, f"metadata of {thread}"), CHECKPOINT_INLINE, ttl
+    )
+    # The values share the row with the checkpoint and metadata inline, and with each
+    # channel's name (twice at most: `cx`, `cn`); keys and the rest fit `ROW_MARGIN`.
+    names = sum(2 * len(c.encode()) for c in checkpoint["channel_versions"])
+    room = MAX_ITEM_BYTES - ROW_MARGIN - _inline(cp_head) - _inline(md_head) - names
+    budget = min(VALUES_INLINE, room)
     for channel, version in checkpoint["channel_versions"].items():
         blob = blob_sk(ns, channel, version)
         if channel not in values:
@@ -157,9 +179,11 @@ def checkpoint_rows(
         value = values[channel]
         typed = dump(serde, value, f"channel {channel!r} of {thread}")
         size = len(typed[1])
-        if not isinstance(value, _DeltaSnapshot) and size <= min(VALUE_INLINE, budget):
+        limit = budget if channel in new_versions else min(VALUE_INLINE, budget)
+        cost = size + len(typed[0]) + len(TYPE) + len(DATA)  # and the name, counted above
+        if not isinstance(value, _DeltaSnapshot) and cost <= limit:
             inline[channel] = {TYPE: typed[0], DATA: typed[1]}
-            budget -= size
+            budget -= cost
             continue
         if channel not in new_versions and (count := stored(blob)) is not None:
             external[channel] = count
@@ -169,14 +193,8 @@ def checkpoint_rows(
         external[channel] = len(chunks)
         rows.heads.append({PK: thread.pk, SK: blob, **head, **ttl})
         rows.chunks.extend(chunks)
-    cp_head, cp_chunks = pack(
-        thread.pk, sk, CP, dump(serde, copy, f"checkpoint of {thread}"), CHECKPOINT_INLINE, ttl
-    )
-    md_head, md_chunks = pack(
-        thread.pk, sk, MD, dump(serde, metadata, f"metadata of {thread}"), CHECKPOINT_INLINE, ttl
-    )
     rows.chunks.extend(cp_chunks + md_chunks)
-    attributes: dict[str, Any] = {CP: cp_head, MD: md_head, VALUES: inline, COMMITTED: 1, **ttl}
+    attributes: dict[str, Any] = {CP: cp_head, MD: md_head, VALUES: inline, **ttl}
     if external:
         attributes[EXTERNAL] = list(external)
         attributes[EXTERNAL_CHUNKS] = external
@@ -195,11 +213,18 @@ def checkpoint_rows(
     rows.registry = registry_row(thread, keep)
     what = f"checkpoint {checkpoint['id']!r} of {thread}"
     links = [rows.link[SK]] if rows.link else []
-    check_keys(thread.pk, [r[SK] for r in rows.chunks + rows.heads] + [sk] + links, what)
+    keys = [r[SK] for r in rows.chunks + rows.heads] + [sk, writes_sk(sk)] + links
+    check_keys(thread.pk, keys, what)
     check_registry_key(thread, what)
     if rows.run is not None:
         check_keys(rows.run[PK], [rows.run[SK]], f"{what}, its run index row (run id, thread id)")
     return rows
+
+
+def _inline(head: dict[str, Any]) -> int:
+    """The bytes a serialized value's head holds in its row (none when chunked)."""
+    data = head.get(DATA)
+    return len(data) if isinstance(data, bytes) else 0
 
 
 def check_registry_key(thread: Thread, what: str) -> None:
@@ -219,26 +244,17 @@ def registry_row(thread: Thread, ttl: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def keep_alive(
-    key: dict[str, str], ttl: dict[str, Any], *, writes_only: bool = False
-) -> dict[str, Any]:
+def keep_alive(key: dict[str, str], ttl: dict[str, Any]) -> dict[str, Any]:
     """An Update action giving an existing row the TTL attributes `ttl` (removing them
-    when `ttl` is empty: the row then never expires); cancelled if the row is gone.
-    `writes_only`: a checkpoint row holding only pending writes gets `ttl` unless it has
-    an expiry already, and only while its put has not landed (cancelled once it has: a
-    put sets the thread's TTL itself)."""
-    names = {"#e": EXPIRES_AT, "#m": TTL_MINUTES}
-    body: dict[str, Any] = {"Key": {PK: key[PK], SK: key[SK]}, "ExpressionAttributeNames": names}
-    if writes_only:
-        names["#cp"] = CP
-        body["ConditionExpression"] = "attribute_not_exists(#cp)"
-        sets = "#e = if_not_exists(#e, :e), #m = if_not_exists(#m, :m)"
-    else:
-        names["#pk"] = PK
-        body["ConditionExpression"] = "attribute_exists(#pk)"
-        sets = "#e = :e, #m = :m"
+    when `ttl` is empty: the row then never expires); cancelled if the row is gone."""
+    names = {"#e": EXPIRES_AT, "#m": TTL_MINUTES, "#pk": PK}
+    body: dict[str, Any] = {
+        "Key": {PK: key[PK], SK: key[SK]},
+        "ExpressionAttributeNames": names,
+        "ConditionExpression": "attribute_exists(#pk)",
+    }
     if ttl:
-        body["UpdateExpression"] = f"SET {sets}"
+        body["UpdateExpression"] = "SET #e = :e, #m = :m"
         body["ExpressionAttributeValues"] = {":e": ttl[EXPIRES_AT], ":m": ttl[TTL_MINUTES]}
     else:
         body["UpdateExpression"] = "REMOVE #e, #m"
@@ -279,8 +295,9 @@ def inline_values(row: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def set_attributes(row: dict[str, Any]) -> dict[str, Any]:
-    """An Update action setting the attributes of `row` (other attributes, the writes,
-    are kept); without TTL attributes it removes any (a writes-only row may hold some)."""
+    """An Update action setting the attributes of `row` (other attributes, the writes of
+    a row written before writes had a row of their own, are kept); without TTL
+    attributes it removes any."""
     attributes = {k: v for k, v in row.items() if k not in (PK, SK)}
     names = {f"#a{i}": name for i, name in enumerate(attributes)}
     values = {f":a{i}": value for i, value in enumerate(attributes.values())}
@@ -300,9 +317,12 @@ def set_attributes(row: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class WriteSet:
-    """The pending writes of one `put_writes`: chunk rows, then UpdateItems
-    (`write_updates`)."""
+    """The pending writes of one `put_writes`: chunk rows, then UpdateItems of the writes
+    row `sk` (`write_updates`), which give it the TTL attributes `ttl` (none: it never
+    expires)."""
 
+    sk: str
+    ttl: dict[str, Any]
     chunks: list[dict[str, Any]]
     entries: dict[str, dict[str, Any]]  # attribute name -> the write's map
     overwrite: set[str]  # attributes that replace an earlier write (special channels)
@@ -331,11 +351,12 @@ def write_rows(
     inline_limit: int = WRITE_INLINE,
     batch: str | None = None,
 ) -> WriteSet:
-    """The rows of a `put_writes` on the checkpoint row `sk`. A chunked write's chunks are
-    keyed by a fresh `nonce`, so a write that loses to an earlier one (ordinary writes
-    keep the first) never overwrites the earlier one's chunks. Planned again (`batch`
-    given), the writes keep their call's id."""
-    result = WriteSet([], {}, set(), batch or uuid.uuid4().hex[:12])
+    """The rows of a `put_writes` on the checkpoint row `sk`: its writes row and chunks. A
+    chunked write's chunks are keyed by a fresh `nonce`, so a write that loses to an
+    earlier one (ordinary writes keep the first) never overwrites the earlier one's
+    chunks. Planned again (`batch` given), the writes keep their call's id."""
+    sk = writes_sk(sk)
+    result = WriteSet(sk, ttl, [], {}, set(), batch or uuid.uuid4().hex[:12])
     for idx, (channel, value) in enumerate(writes):
         slot = WRITES_IDX_MAP.get(channel, idx)
         name = write_field(task_id, slot)
@@ -362,7 +383,7 @@ def write_updates(planned: WriteSet) -> list[WriteUpdate]:
     landed (`visible_writes`): a task with some of its writes would pass for finished."""
     groups: list[list[str]] = [[]]
     for name in planned.entries:
-        if groups[-1] and not _fits(_update(planned, groups[-1] + [name]), planned.overwrite):
+        if groups[-1] and not _fits(_update(planned, groups[-1] + [name]), planned):
             groups.append([])
         groups[-1].append(name)
     if len(groups) > 1:
@@ -373,42 +394,54 @@ def write_updates(planned: WriteSet) -> list[WriteUpdate]:
 
 
 def _update(planned: WriteSet, names: list[str]) -> WriteUpdate:
-    """Special writes replace the task's earlier one; ordinary ones keep the first."""
+    """Special writes replace the task's earlier one; ordinary ones keep the first. Each
+    update sets the row's TTL (the thread's: the writes live as long as its checkpoint)."""
     sets = [
         f"#w{i} = :w{i}" if name in planned.overwrite else f"#w{i} = if_not_exists(#w{i}, :w{i})"
         for i, name in enumerate(names)
     ]
-    # Each update adds 2 to the row's counter (a put sets it odd): see `saver._register`.
-    return WriteUpdate(
-        names,
-        "SET " + ", ".join(sets) + " ADD #ok :two",
-        {f"#w{i}": name for i, name in enumerate(names)} | {"#ok": COMMITTED},
-        {f":w{i}": planned.entries[name] for i, name in enumerate(names)} | {":two": 2},
-    )
+    attribute_names = {f"#w{i}": name for i, name in enumerate(names)}
+    values = {f":w{i}": planned.entries[name] for i, name in enumerate(names)}
+    if planned.ttl:
+        sets += ["#e = :e", "#m = :m"]
+        attribute_names |= {"#e": EXPIRES_AT, "#m": TTL_MINUTES}
+        values |= {":e": planned.ttl[EXPIRES_AT], ":m": planned.ttl[TTL_MINUTES]}
+    return WriteUpdate(names, "SET " + ", ".join(sets), attribute_names, values)
 
 
-def _fits(update: WriteUpdate, overwrite: set[str]) -> bool:
-    operators = sum(1 if name in overwrite else 2 for name in update.names)
+def _fits(update: WriteUpdate, planned: WriteSet) -> bool:
+    operators = sum(1 if name in planned.overwrite else 2 for name in update.names)
+    operators += 2 if planned.ttl else 0
     return (
         len(update.expression.encode()) <= MAX_EXPRESSION_BYTES
         and operators <= MAX_EXPRESSION_OPERATORS
     )
 
 
-def pending_writes(row: dict[str, Any]) -> list[dict[str, Any]]:
-    """The write maps of a checkpoint row, in `writes_sort_key` order."""
-    entries = [value for name, value in row.items() if name.startswith(WRITE_PREFIX)]
-    return sorted(entries, key=lambda e: writes_sort_key(str(e[PATH]), str(e[TASK]), int(e[IDX])))
+def pending_writes(*rows: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
+    """The write maps of a checkpoint's writes row (and of the checkpoint row, where rows
+    written before writes had a row of their own keep them), each with the sort key of
+    the row holding it (its chunks' owner), in `writes_sort_key` order."""
+    entries = [
+        (str(row[SK]), value)
+        for row in rows
+        if row
+        for name, value in row.items()
+        if name.startswith(WRITE_PREFIX)
+    ]
+    return sorted(
+        entries, key=lambda e: writes_sort_key(str(e[1][PATH]), str(e[1][TASK]), int(e[1][IDX]))
+    )
 
 
-def visible_writes(row: dict[str, Any]) -> list[dict[str, Any]]:
+def visible_writes(*rows: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
     """`pending_writes` without those of a `put_writes` whose writes have not all landed
     (still being written, or cut short: then the task runs again, as if it had none)."""
-    entries = pending_writes(row)
-    landed = Counter(str(e[BATCH]) for e in entries if BATCH in e)
+    entries = pending_writes(*rows)
+    landed = Counter(str(e[BATCH]) for _, e in entries if BATCH in e)
     return [
-        e
-        for e in entries
+        (sk, e)
+        for sk, e in entries
         if BATCH not in e or landed[str(e[BATCH])] == int(str(e[BATCH]).rsplit(":", 1)[1])
     ]
 

@@ -30,7 +30,6 @@ from langgraph.store.dynamodb.table.lifecycle import Owner
 from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.schema import (
     CHUNKS_FIELD,
-    COMMITTED,
     COUNT,
     CP,
     DATA,
@@ -48,6 +47,7 @@ from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
     checkpoint_sk,
     checkpoints_prefix,
+    is_writes_sk,
     parse_checkpoint_sk,
     registry_pk,
 )
@@ -56,10 +56,11 @@ from langgraph.store.dynamodb.table.usage import UsageHook
 from langgraph.store.dynamodb.table.values import item_size
 
 from . import history, upkeep
-from .access import SAVER, TRANSACT_BYTES, TRANSACT_LIMIT, Access
+from .access import SAVER, TRANSACT_LIMIT, Access
 from .erasure import thread_sources, untenanted_thread_sources
 from .known import TRUST_SECONDS, Known, expiry_of, margin_ttl
-from .loading import Loaded, load
+from .loading import Key as RowKey
+from .loading import Loaded, checkpoints_collecting, load, split, writes_key
 from .payloads import chunk_keys, unpack
 from .rows import (
     RowSet,
@@ -77,6 +78,12 @@ Key = dict[str, str]
 DEFAULT_MAX_CONCURRENCY = 64
 # Rows a listing asks for per Query when a metadata filter may drop some.
 LIST_PAGE = 50
+# A put that writes rows besides its checkpoint row (the first put of a run writes the
+# run's index row, a large value its value row) is one transaction while they come to
+# less than this; more, and the others go first and the checkpoint row alone after them,
+# two requests or more where a transaction would bill every unit twice (16 KB: at most
+# 16 units for saving a request).
+SPLIT_BYTES = 16 * 1024
 # Checkpoints whose distance to their delta channels' snapshots a saver remembers.
 DEPTHS_KEPT = 4096
 
@@ -263,19 +270,17 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         with access.guard(thread):
             if checkpoint_id:
                 key = {PK: thread.pk, SK: checkpoint_sk(ns, checkpoint_id)}
-                row = access.get_many([key]).get((key[PK], key[SK]))
+                found: Iterable[dict[str, Any]] = access.get_many([key, writes_key(key)]).values()
             else:
-                rows = access.query(
-                    thread.pk,
-                    checkpoints_prefix(ns),
-                    checkpoints_only=True,
-                    ScanIndexForward=False,
-                    Limit=1,
+                # Newest first, a checkpoint's writes row comes before it: the first
+                # checkpoint row ends the read (one page of two rows, mostly).
+                found = _through_first_checkpoint(
+                    access.query(thread.pk, checkpoints_prefix(ns), ScanIndexForward=False, Limit=2)
                 )
-                row = next(rows, None)
-            if row is None or CP not in row:
+            rows, writes = split(found)
+            if not rows:
                 return None
-            loaded = load(access, [row], self._extra(thread))
+            loaded = load(access, rows[:1], writes, self._extra(thread))
             if not loaded:
                 return None
             self._learn(thread, loaded[0])
@@ -437,30 +442,32 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         access = self._access
         page_size = LIST_PAGE if filter or limit is None else min(limit + 1, LIST_PAGE)
         below = checkpoint_sk(ns, before_id) if before_id and ns is not None else None
-        paging: dict[str, Any] = {} if ns is None else {"Limit": page_size}
+        # A checkpoint and its writes row are two rows of the Query.
+        paging: dict[str, Any] = {} if ns is None else {"Limit": 2 * page_size}
         with access.guard(thread):
-            rows: Iterable[dict[str, Any]] = access.query(
+            found: Iterable[dict[str, Any]] = access.query(
                 thread.pk,
                 checkpoints_prefix(ns),
                 below=below,
-                checkpoints_only=True,
                 ScanIndexForward=False,
                 **paging,
             )
+            writes: dict[RowKey, dict[str, Any]] = {}
+            rows = checkpoints_collecting(found, writes)
             if ns is None:
                 # Key order is namespace first: across namespaces, newest first means by
                 # checkpoint id, so every checkpoint row of the thread is read (the same
                 # one Query while they fit 1 MB) before the first page is loaded.
-                rows = sorted(rows, key=lambda r: parse_checkpoint_sk(r[SK])[1], reverse=True)
+                rows = iter(sorted(rows, key=lambda r: parse_checkpoint_sk(r[SK])[1], reverse=True))
             page: builtins.list[dict[str, Any]] = []
             for row in rows:
                 if self._wanted(row, checkpoint_id, before_id, filter):
                     page.append(row)
                 if len(page) == page_size:
-                    yield self._matching(access, page, thread, filter)
+                    yield self._matching(access, page, writes, thread, filter)
                     page = []
             if page:
-                yield self._matching(access, page, thread, filter)
+                yield self._matching(access, page, writes, thread, filter)
 
     def _wanted(
         self,
@@ -486,10 +493,11 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         self,
         access: Access,
         rows: builtins.list[dict[str, Any]],
+        writes: dict[RowKey, dict[str, Any]],
         thread: Thread,
         filter: dict[str, Any] | None,
     ) -> builtins.list[CheckpointTuple]:
-        tuples = [loaded.tuple for loaded in load(access, rows, self._extra(thread))]
+        tuples = [loaded.tuple for loaded in load(access, rows, writes, self._extra(thread))]
         if not filter:
             return tuples
         return [t for t in tuples if all(t.metadata.get(k) == v for k, v in filter.items())]
@@ -553,11 +561,10 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             lives.append(expiry_of(keep))
         if not self._known.outlives(_key(rows.registry), max(lives), TRUST_SECONDS):
             extras.insert(0, rows.registry)
-        commit = [set_attributes(rows.checkpoint)] + [{"Put": {"Item": r}} for r in extras]
         with access.guard(thread):
             if not (rows.chunks or rows.heads or extras or slides):
-                access.update(commit[0]["Update"])
-            elif not self._commit(access, rows, commit, slides):
+                access.update(set_attributes(rows.checkpoint)["Update"])
+            elif not self._commit(access, rows, extras, slides):
                 # A value row it refers to is gone (pruned meanwhile): forget what this
                 # saver knew of the thread and write the values again.
                 self._forget(thread)
@@ -591,24 +598,27 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         self,
         access: Access,
         rows: RowSet,
-        commit: builtins.list[dict[str, Any]],
+        extras: builtins.list[dict[str, Any]],
         slides: builtins.list[dict[str, Any]],
     ) -> bool:
-        """Write the value rows, then commit the checkpoint in one transaction (with the
-        rows kept alive for it when they fit); False when a row to keep alive is gone."""
-        heads = [{"Put": {"Item": head}} for head in rows.heads]
-        actions = heads + commit + slides
-        together = len(actions) <= TRANSACT_LIMIT and _size(actions) <= TRANSACT_BYTES
+        """Write the checkpoint with the rows it needs: in one transaction when they come
+        to less than `SPLIT_BYTES`; else the other rows first (value rows, registry, run
+        index: a reader reaches them only through the checkpoint row), then the
+        checkpoint row alone. False when a row to keep alive is gone."""
+        update = set_attributes(rows.checkpoint)
+        puts = [{"Put": {"Item": row}} for row in rows.heads + extras]
+        actions = [update, *puts, *slides]
+        together = len(actions) <= TRANSACT_LIMIT and _size(actions) < SPLIT_BYTES
         orphans = rows.chunks + ([] if together else rows.heads)
         try:
             access.write(rows.chunks, [])
             if together:
                 access.transact(actions)
             else:
-                access.write(rows.heads, [])
+                access.write(rows.heads + extras, [])
                 for part in dynamo.chunks(slides, TRANSACT_LIMIT):
                     access.transact(part)  # extending an expiry early is harmless
-                access.transact(commit)
+                access.update(update["Update"])
             return True
         except (ClientError, RuntimeError) as error:
             # DynamoDB answered (or gave up on) a request before the commit, or refused
@@ -664,57 +674,38 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
 
     def _update_writes(self, access: Access, thread: Thread, sk: str, planned: WriteSet) -> None:
         access.write(planned.chunks, [])
-        updates = write_updates(planned)
-        landed: dict[str, Any] | None = None
-        for n, update in enumerate(updates):
+        for n, update in enumerate(write_updates(planned)):
             try:
                 response = access.client.update_item(
                     TableName=access.table,
-                    Key=dynamo.serialize({PK: thread.pk, SK: sk}),
+                    Key=dynamo.serialize({PK: thread.pk, SK: planned.sk}),
                     UpdateExpression=update.expression,
                     ExpressionAttributeNames=update.attribute_names,
                     ExpressionAttributeValues=dynamo.serialize(update.values),
                     ReturnValues="UPDATED_OLD",
                 )
             except ClientError:
-                unsent = [name for later in updates[n:] for name in later.names]
-                access.write([], _chunks_of(thread, sk, planned, unsent))
+                unsent = [name for later in write_updates(planned)[n:] for name in later.names]
+                access.write([], _chunks_of(thread, planned.sk, planned, unsent))
                 raise
             old = dynamo.deserialize(response.get("Attributes", {}))
-            landed = old if landed is None else landed
-            access.write([], _superseded(access, thread, sk, planned, update.names, old))
-        # The first update's old counter says whether the checkpoint's put had landed.
-        if landed is not None and int(landed.get(COMMITTED, 0)) % 2 == 0:
-            self._register(access, thread, sk)
+            access.write([], _superseded(access, thread, planned, update.names, old))
+        self._register(access, thread, sk, planned.ttl)
 
-    def _register(self, access: Access, thread: Thread, sk: str) -> None:
-        """Writes landed on a row without a checkpoint: before their put (this saver's,
-        still on its way: nothing to do), or after a refused put, after the thread was
-        deleted (under a put this saver made), or from a put elsewhere. Unless this
-        saver knows the thread's registry row lives, register the thread and give the
-        row the thread's TTL, so a purge finds it and it expires."""
-        key = (thread.pk, sk)
-        if key in self._writing:
+    def _register(self, access: Access, thread: Thread, sk: str, ttl: dict[str, Any]) -> None:
+        """Writes landed beside the checkpoint row `sk`: after its put, before it (this
+        saver's put still on its way registers the thread), after a refused put, after
+        the thread was deleted, or beside a put made elsewhere. Unless this saver trusts
+        the thread's registry row to outlive the writes (`ttl`), register the thread, so
+        a purge finds the writes."""
+        if (thread.pk, sk) in self._writing:
             return
-        if self._known.outlives(key, 0):
-            self._forget(thread)  # its checkpoint row was deleted under this saver
         minutes = self._known.thread_ttl(thread.pk, self.ttl_config.get("default_ttl"))
-        now = clock.now()
-        registry = registry_row(thread, margin_ttl(minutes, now))
-        if self._known.outlives(_key(registry), expiry_of(registry), TRUST_SECONDS):
+        registry = registry_row(thread, margin_ttl(minutes, clock.now()))
+        until = max(expiry_of(registry), expiry_of(ttl)) if ttl else expiry_of(registry)
+        if self._known.outlives(_key(registry), until, TRUST_SECONDS):
             return
-        ttl = ttl_attributes(minutes, now)
-        if not ttl:
-            access.write([registry], [])
-            self._known.learn(registry)
-            return
-        expire = keep_alive({PK: thread.pk, SK: sk}, ttl, writes_only=True)
-        try:
-            access.transact([expire, {"Put": {"Item": registry}}])
-        except ClientError as error:
-            if not _condition_failed(error):
-                raise
-            return  # the put landed meanwhile: it keeps the registry row alive
+        access.write([registry], [])
         self._known.learn(registry)
 
     # Whole threads
@@ -870,6 +861,14 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         return f"{number + 1:032}.{random.random():016}"
 
 
+def _through_first_checkpoint(rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """`rows` (newest first) up to the first checkpoint row, which ends them."""
+    for row in rows:
+        yield row
+        if CP in row and not is_writes_sk(row[SK]):
+            return
+
+
 def _check_tenant(value: Any, name: str) -> None:
     if not isinstance(value, str) or not value:
         raise ValueError(
@@ -939,7 +938,6 @@ def _chunks_of(
 def _superseded(
     access: Access,
     thread: Thread,
-    sk: str,
     planned: WriteSet,
     names: Sequence[str],
     old: dict[str, Any],
@@ -948,13 +946,15 @@ def _superseded(
     write's old chunks, and the chunks of an ordinary write that lost to the first one.
     Whether an ordinary chunked write lost is read back from the row when `UPDATED_OLD`
     does not say (DynamoDB may leave out an attribute `if_not_exists` kept as it was)."""
+    sk = planned.sk
     dropped = []
     unsure = []
     for name in names:
         entry, previous = planned.entries[name], old.get(name)
         if name in planned.overwrite:
             if previous is not None and previous.get(CHUNKS_FIELD) != entry.get(CHUNKS_FIELD):
-                dropped += _chunks_of(thread, sk, WriteSet([], {name: previous}, set(), ""), [name])
+                earlier = WriteSet(sk, {}, [], {name: previous}, set(), "")
+                dropped += _chunks_of(thread, sk, earlier, [name])
         elif CHUNKS_FIELD in entry:
             if previous is None:
                 unsure.append(name)

@@ -15,7 +15,7 @@ from langgraph.store.dynamodb.table import dynamo
 from langgraph.store.dynamodb.table.dynamo import BYTES_PER_EVENTUAL_UNIT, Counted
 from langgraph.store.dynamodb.table.errors import table_must_exist
 from langgraph.store.dynamodb.table.keys import encode_namespace
-from langgraph.store.dynamodb.table.schema import CHECKPOINT, PK, SK
+from langgraph.store.dynamodb.table.schema import CP, PK, SK
 from langgraph.store.dynamodb.table.thread_keys import Thread, registry_pk
 from langgraph.store.dynamodb.table.usage import THREADS
 
@@ -66,10 +66,7 @@ def _count(client: Any, table: str, thread: Thread) -> Counted:
         client,
         TableName=table,
         KeyConditionExpression="#pk = :pk",
-        FilterExpression="begins_with(#sk, :checkpoint)",
-        ExpressionAttributeNames={"#pk": PK, "#sk": SK},
-        ExpressionAttributeValues={
-            ":pk": {"S": thread.pk},
-            ":checkpoint": {"S": CHECKPOINT},
-        },
+        FilterExpression="attribute_exists(#cp)",
+        ExpressionAttributeNames={"#pk": PK, "#cp": CP},
+        ExpressionAttributeValues={":pk": {"S": thread.pk}},
     )

@@ -30,6 +30,7 @@ from langgraph.store.dynamodb.table.thread_keys import (
     check_keys,
     checkpoint_sk,
     checkpoints_prefix,
+    is_writes_sk,
     parse_checkpoint_sk,
     parse_run_link_sk,
     parse_run_sk,
@@ -37,10 +38,12 @@ from langgraph.store.dynamodb.table.thread_keys import (
     run_link_sk,
     run_pk,
     run_sk,
+    writes_sk,
 )
 from langgraph.store.dynamodb.table.ttl import is_expired
 
 from .access import Access
+from .loading import checkpoints_collecting, split
 from .payloads import chunk_keys, unpack
 from .rows import inline_values, pending_writes, registry_row, value_rows
 
@@ -95,7 +98,12 @@ def linked_run(thread: Thread, link: dict[str, Any]) -> Key:
 
 
 def is_checkpoint(row: dict[str, Any]) -> bool:
-    return str(row[SK]).startswith(CHECKPOINT)
+    """A checkpoint row (not its writes row)."""
+    return str(row[SK]).startswith(CHECKPOINT) and not is_writes_sk(str(row[SK]))
+
+
+def is_writes(row: dict[str, Any]) -> bool:
+    return is_writes_sk(str(row[SK]))
 
 
 def is_run_link(row: dict[str, Any]) -> bool:
@@ -193,18 +201,22 @@ def prune_keep_latest(access: Access, thread: Thread) -> int:
     keep: set[tuple[str, str]] = set()
     for ns, row in latest.items():
         for kept, checkpoint in _chain(access, ns, row, by_key):
-            keep.add((kept[PK], kept[SK]))
-            keep.update(_chunks_of(kept))
+            written = by_key.get((kept[PK], writes_sk(kept[SK])))
+            for owner in [kept] + ([written] if written else []):
+                keep.add((owner[PK], owner[SK]))
+                keep.update(_chunks_of(owner))
             keep.update(_values_of(ns, kept, checkpoint, by_key))
     survivors = [by_key[k] for k in keep if k in by_key and is_checkpoint(by_key[k])]
     still_used = {(k[PK], k[SK]) for k in run_keys(thread, survivors)}
     keep.update((r[PK], r[SK]) for r in rows if is_run_link(r) and _leads_to(thread, r, still_used))
     doomed = [r for r in rows if (r[PK], r[SK]) not in keep]
-    checkpoints = [r for r in doomed if is_checkpoint(r)]
-    access.write([], [_key(r) for r in checkpoints])
+    # Checkpoints (and writes rows) before the rows they lead to, so a rerun after a
+    # crash finds those.
+    owners = [r for r in doomed if is_checkpoint(r) or is_writes(r)]
+    access.write([], [_key(r) for r in owners])
     # Run index rows before the links naming them, so a rerun after a crash finds them.
     access.write([], [k for k in run_keys(thread, doomed) if (k[PK], k[SK]) not in still_used])
-    access.write([], [_key(r) for r in doomed if not is_checkpoint(r)])
+    access.write([], [_key(r) for r in doomed if not (is_checkpoint(r) or is_writes(r))])
     return len(doomed)
 
 
@@ -275,11 +287,12 @@ def _values_of(
 
 
 def _chunks_of(row: dict[str, Any]) -> set[tuple[str, str]]:
+    """The chunk rows of a checkpoint row or a writes row."""
     pk, sk = row[PK], row[SK]
     keys = chunk_keys(pk, sk, CP, row.get(CP, {})) + chunk_keys(pk, sk, MD, row.get(MD, {}))
-    for entry in pending_writes(row):
+    for owner, entry in pending_writes(row):
         if CHUNKS_FIELD in entry:
-            keys += chunk_keys(pk, sk, str(entry[CHUNKS_FIELD]), entry)
+            keys += chunk_keys(pk, owner, str(entry[CHUNKS_FIELD]), entry)
     return {(k[PK], k[SK]) for k in keys}
 
 
@@ -293,18 +306,23 @@ def delete_for_runs(access: Access, tenant: str, run_ids: Sequence[str]) -> int:
     links: list[Key] = []
     checkpoint_keys: list[Key] = []
     found: list[dict[str, Any]] = []
+    writes: dict[tuple[str, str], dict[str, Any]] = {}
     for run_id in dict.fromkeys(run_ids):
         for row in access.query(run_pk(tenant, run_id), expired_too=True):
             thread_id, ns, checkpoint_id = parse_run_sk(row[SK])
             doomed.append(_key(row))
             pk = Thread(tenant, thread_id).pk
             if checkpoint_id is not None:
-                checkpoint_keys.append({PK: pk, SK: checkpoint_sk(ns, checkpoint_id)})
+                sk = checkpoint_sk(ns, checkpoint_id)
+                checkpoint_keys += [{PK: pk, SK: sk}, {PK: pk, SK: writes_sk(sk)}]
                 continue
             links.append({PK: pk, SK: run_link_sk(run_id, ns)})
-            listed = access.query(pk, checkpoints_prefix(ns), checkpoints_only=True)
+            listed = checkpoints_collecting(access.query(pk, checkpoints_prefix(ns)), writes)
             found += [r for r in listed if r.get(RUN) == run_id]
-    rows = list(access.get_many(checkpoint_keys).values()) + found
+    checkpoints, known = split(access.get_many(checkpoint_keys).values())
+    writes.update(known)
+    found += checkpoints
+    rows = found + [writes[k] for k in ((r[PK], r[SK]) for r in found) if k in writes]
     access.write([], [_key(r) for r in rows])
     chunks = [{PK: pk, SK: sk} for row in rows for pk, sk in _chunks_of(row)]
     access.write([], chunks + doomed)

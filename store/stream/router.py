@@ -7,8 +7,9 @@ consumer hands them here: one message per thread and batch (its newest checkpoin
 to an SQS queue in batches of 10, grouped by tenant (`table.extraction_queue`). The
 extraction Lambda reads that queue, off the hot path: no turn waits for it.
 
-Only inserts are routed: a checkpoint row is inserted once, when the checkpoint is put,
-then modified by its pending writes and TTL slides, which bring no new message.
+Only inserts of rows holding a checkpoint are routed: a checkpoint row is inserted once,
+when the checkpoint is put, then modified by TTL slides, which bring no new message; its
+pending writes are a row of their own (no checkpoint in it).
 """
 
 from __future__ import annotations
@@ -23,22 +24,23 @@ from langgraph.store.dynamodb.table.extraction_queue import (
     ExtractionRequest,
     send_entry,
 )
-from langgraph.store.dynamodb.table.schema import PK, SK, THREAD_KIND
+from langgraph.store.dynamodb.table.schema import CP, PK, SK, THREAD_KIND, TYPE
 from langgraph.store.dynamodb.table.thread_keys import (
     checkpoints_prefix,
     parse_checkpoint_sk,
     thread_of_pk,
 )
 
-# Inserts of checkpoint rows of a thread's root namespace (subgraphs' checkpoints, values,
-# chunks, the registry and the run index never match).
+# Inserts of checkpoint rows of a thread's root namespace (subgraphs' checkpoints, writes
+# rows, values, chunks, the registry and the run index never match).
 CHECKPOINT_PATTERN: dict[str, Any] = {
     "eventName": ["INSERT"],
     "dynamodb": {
         "Keys": {
             PK: {"S": [{"prefix": THREAD_KIND}]},
             SK: {"S": [{"prefix": checkpoints_prefix("")}]},
-        }
+        },
+        "NewImage": {CP: {"M": {TYPE: {"S": [{"exists": True}]}}}},
     },
 }
 

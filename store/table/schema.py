@@ -90,6 +90,10 @@ RUN_KIND = ".r/"
 CHECKPOINT = "c#"
 BLOB = "b#"
 CHUNK = "z#"
+# A checkpoint's pending writes: one row beside the checkpoint row, keyed by the checkpoint
+# row's sort key and this suffix, so it sorts right after it (a Query reads both together)
+# and a `put_writes` is billed for the writes, not for the checkpoint's values.
+WRITES_SUFFIX = "#writes"
 # A run link: the run index row a thread's checkpoints lead to, kept beside them for as long
 # as that row lives, so a purge finds it after the checkpoints expired.
 RUN_LINK = "r#"
@@ -149,8 +153,10 @@ PURGE_SAVED_AT = "saved_at"
 REINDEX_NAMESPACE = "namespace"
 REINDEX_MODEL = "model"
 
-# A checkpoint row: the checkpoint, its metadata, its parent's id, its run's id, and one
-# map per pending write, `w:<task>:<idx>`. Rows written since values went inline also hold
+# A checkpoint row: the checkpoint, its metadata, its parent's id, its run's id. Its writes
+# row holds one map per pending write, `w:<task>:<idx>` (rows written before writes had a
+# row of their own hold them in the checkpoint row: readers take both). Rows written since
+# values went inline also hold
 # `VALUES` (channel -> serialized value, the channels stored in the row itself) and maybe
 # `EXTERNAL` (the channels read from channel value rows at the checkpoint's versions);
 # a row without `VALUES` reads every channel from its value rows. `EXTERNAL_CHUNKS`
@@ -161,9 +167,6 @@ MD = "md"
 VALUES = "cv"
 EXTERNAL = "cx"
 EXTERNAL_CHUNKS = "cn"
-# Odd once the checkpoint's put landed: the put sets 1, each `put_writes` adds 2, so the
-# old value a `put_writes` gets back (it always changes) says whether the put had landed.
-COMMITTED = "ok"
 PARENT = "parent"
 RUN = "run"
 WRITE_PREFIX = "w:"

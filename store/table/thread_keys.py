@@ -27,6 +27,7 @@ from langgraph.store.dynamodb.table.schema import (
     RUN_LINK,
     THREAD_KIND,
     WRITE_PREFIX,
+    WRITES_SUFFIX,
 )
 
 SEP = "#"
@@ -129,6 +130,21 @@ def checkpoints_prefix(checkpoint_ns: str | None) -> str:
 def checkpoint_sk(checkpoint_ns: str, checkpoint_id: str) -> str:
     """A checkpoint row."""
     return checkpoints_prefix(checkpoint_ns) + escape(checkpoint_id)
+
+
+def writes_sk(checkpoint_sk: str) -> str:
+    """The writes row of the checkpoint row `checkpoint_sk` (sorts right after it)."""
+    return checkpoint_sk + WRITES_SUFFIX
+
+
+def is_writes_sk(sk: str) -> bool:
+    """Whether `sk` is a writes row's (checkpoint ids and namespaces are `#`-escaped)."""
+    return sk.startswith(CHECKPOINT) and sk.endswith(WRITES_SUFFIX)
+
+
+def owner_of_writes(sk: str) -> str:
+    """The checkpoint row of the writes row `sk`."""
+    return sk[: -len(WRITES_SUFFIX)]
 
 
 def parse_checkpoint_sk(sk: str) -> tuple[str, str]:

@@ -19,7 +19,7 @@ from tests.fault.layer import FaultLayer, fail_requests
 from tests.support import FakeClock, RequestCounter
 
 
-def test_a_put_past_one_transaction_refused_at_its_commit_leaves_no_row(
+def test_a_put_whose_value_rows_go_first_refused_at_its_commit_leaves_no_row(
     saver: DynamoDBSaver,
 ) -> None:
     first = step(saver, config("t"), {"kept": 1})
@@ -29,9 +29,10 @@ def test_a_put_past_one_transaction_refused_at_its_commit_leaves_no_row(
         saver.client,
         rate=1.0,
         kinds=("ValidationException",),
-        when=lambda operation, _: operation == "TransactWriteItems",
+        when=lambda operation, _: operation == "UpdateItem",
     )
-    # Past what a checkpoint row holds inline: over 100 value rows go apart, before the commit.
+    # Past what a checkpoint row holds inline: the value rows go first, then the checkpoint
+    # row alone (its UpdateItem, the commit).
     many = {f"ch{i:03d}": f"{i}" * 3_000 for i in range(150)}
     with pytest.raises(ClientError):
         step(saver, first, many, parent=parent)

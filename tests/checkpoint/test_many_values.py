@@ -44,7 +44,7 @@ def channels(count: int, value: Any = None) -> dict[str, Any]:
 
 
 def wide(count: int, sign: int = 1) -> dict[str, Any]:
-    """`count` channels of 3 KB each: a checkpoint row holds 42 inline, the rest are rows."""
+    """`count` channels of 3 KB each: a checkpoint row holds 59 inline, the rest are rows."""
     return {f"ch{i:03d}": str(sign * i).ljust(3_000, ".") for i in range(count)}
 
 
@@ -53,32 +53,34 @@ def test_puts_past_one_transaction_commit_every_value_and_reads_slide_them_all(
 ) -> None:
     saver = expiring
     counter = RequestCounter(saver.client)
-    step(saver, config("fits"), wide(140))  # 98 value rows, the checkpoint, the registry
-    assert counter.calls == {"TransactWriteItems": 1}  # 100 actions: one request
+    # 98 value rows and the registry, then the checkpoint row alone: past 16 KB a
+    # transaction would bill every unit twice
+    step(saver, config("fits"), wide(157))
+    assert counter.calls == {"BatchWriteItem": 4, "UpdateItem": 1}
 
-    first = step(saver, config("many"), wide(150))
+    first = step(saver, config("many"), wide(170))
     found = saver.get_tuple(config("many"))
-    assert found is not None and found.checkpoint["channel_values"] == wide(150)
+    assert found is not None and found.checkpoint["channel_values"] == wide(170)
     changed = wide(120, sign=-1)
     second = step(saver, first, changed, parent=found)
     latest = saver.get_tuple(config("many"))
     assert latest is not None
-    assert latest.checkpoint["channel_values"] == {**wide(150), **changed}
+    assert latest.checkpoint["channel_values"] == {**wide(170), **changed}
     assert ids(saver.list(config("many"))) == [
         second["configurable"]["checkpoint_id"],
         first["configurable"]["checkpoint_id"],
     ]
 
-    clock.advance(7 * 60)  # past a tenth of the TTL: the next read slides 109 rows
+    clock.advance(7 * 60)  # past a tenth of the TTL: the next read slides 112 rows
     assert saver.get_tuple(config("many")) == latest
     slid = clock.now() + 59 * 60
     rows = {r[SK]: r for r in full_rows(saver.client, TABLE) if r[PK] == ".t//many"}
     latest_sk = f"c##{second['configurable']['checkpoint_id']}"
     versions = latest.checkpoint["channel_versions"]
     needed = [latest_sk] + [f"b##{name}#{versions[name]}" for name in rows[latest_sk][EXTERNAL]]
-    assert len(needed) == 109 and all(float(rows[sk][EXPIRES_AT]) > slid for sk in needed)
-    older = [sk for sk in rows if sk not in needed]  # the first checkpoint, 78 old values
-    assert len(older) == 79 and all(float(rows[sk][EXPIRES_AT]) < slid for sk in older)
+    assert len(needed) == 112 and all(float(rows[sk][EXPIRES_AT]) > slid for sk in needed)
+    older = [sk for sk in rows if sk not in needed]  # the first checkpoint, 61 old values
+    assert len(older) == 62 and all(float(rows[sk][EXPIRES_AT]) < slid for sk in older)
 
 
 def test_pending_writes_past_the_item_limit_move_to_chunks(saver: DynamoDBSaver) -> None:
@@ -174,9 +176,23 @@ def test_prune_keeps_every_chunk_the_latest_state_needs(saver: DynamoDBSaver) ->
     assert after == before
     assert saver.count_checkpoints("p") == 1
     left = sorted(sk[:2] for pk, sk in all_rows(saver.client, TABLE) if pk == ".t//p")
-    # the latest (a inline), big's value row from c1 and its 2 chunks, note's, the
-    # checkpoint's and its two writes' 1 chunk each: nothing older, nothing needed lost
-    assert left == ["b#", "c#"] + ["z#"] * 6
+    # the latest (a inline) and its writes row, big's value row from c1 and its 2 chunks,
+    # note's, the checkpoint's and its two writes' 1 chunk each: nothing older, nothing
+    # needed lost
+    assert left == ["b#", "c#", "c#"] + ["z#"] * 6
+
+
+def test_a_checkpoint_row_at_every_inline_limit_at_once_stays_under_the_item_limit(
+    saver: DynamoDBSaver,
+) -> None:
+    # The checkpoint (1,680 channel versions) and the metadata just under the 100 KB each
+    # keeps inline, and values up to the 180 KB the row holds: with their names, past
+    # DynamoDB's 400 KB unless the values' room is what the rest leaves.
+    values: dict[str, Any] = {f"c{i:04d}": i % 10 for i in range(1_680)}
+    values["messages"] = "x" * 178_000
+    stored = step(saver, config("edge"), values, {"note": "m" * 99_900})
+    found = saver.get_tuple(stored)
+    assert found is not None and found.checkpoint["channel_values"] == values
 
 
 def test_chunked_metadata_reads_back_and_filters(saver: DynamoDBSaver) -> None:
@@ -204,7 +220,7 @@ def _checkpoint(values: dict[str, Any], version: str = "1") -> tuple[Any, dict[s
 
 LONG_CASES = {
     # b##<channel>#1: 1,025 bytes (a value too large to sit in the checkpoint row)
-    "value row": (config("t"), {"c" * 1_020: b"\x00" * 70_000}, {}),
+    "value row": (config("t"), {"c" * 1_020: b"\x00" * 190_000}, {}),
     # b##<channel>#1 is 1,020 bytes, its chunks' keys 1,030
     "value chunk": (config("t"), {"c" * 1_015: b"\x00" * 400_000}, {}),
     # the thread registry row's sort key is the thread id

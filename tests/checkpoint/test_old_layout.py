@@ -1,5 +1,6 @@
 """Threads written by earlier versions (every channel value a row of its own, a run index
-row per checkpoint) still load, continue, list, and are deleted by run and as a whole."""
+row per checkpoint; pending writes in the checkpoint row) still load, continue, list, and
+are deleted by run and as a whole."""
 
 from __future__ import annotations
 
@@ -8,7 +9,19 @@ from typing import Any
 from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb.table import dynamo
-from langgraph.store.dynamodb.table.schema import CP, DATA, MD, PK, RUN, SK, TYPE
+from langgraph.store.dynamodb.table.schema import (
+    CHANNEL,
+    CP,
+    DATA,
+    IDX,
+    MD,
+    PATH,
+    PK,
+    RUN,
+    SK,
+    TASK,
+    TYPE,
+)
 from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
     blob_sk,
@@ -16,6 +29,7 @@ from langgraph.store.dynamodb.table.thread_keys import (
     registry_pk,
     run_pk,
     run_sk,
+    write_field,
 )
 
 from tests.checkpoint.conftest import TABLE
@@ -79,3 +93,26 @@ def test_a_thread_of_the_earlier_layout_loads_continues_and_is_deleted(
     )
     saver.delete_thread("old")
     assert all_rows(saver.client, TABLE) == []
+
+
+def test_writes_an_earlier_checkpoint_row_holds_load_beside_its_writes_row(
+    saver: DynamoDBSaver,
+) -> None:
+    first = step(saver, config("w"), {"a": 1}, {"run_id": "r"})
+    thread, sk = Thread("", "w"), checkpoint_sk("", first["configurable"]["checkpoint_id"])
+    kind, data = saver.serde.dumps_typed("from before")
+    entry = {TASK: "task-a", CHANNEL: "a", PATH: "", IDX: 0, TYPE: kind, DATA: data}
+    saver.client.update_item(  # as earlier versions stored a write: in the checkpoint row
+        TableName=TABLE,
+        Key=dynamo.serialize({PK: thread.pk, SK: sk}),
+        UpdateExpression="SET #w = :w",
+        ExpressionAttributeNames={"#w": write_field("task-a", 0)},
+        ExpressionAttributeValues=dynamo.serialize({":w": entry}),
+    )
+    saver.put_writes(first, [("a", "from now")], "task-b")
+    found = saver.get_tuple(first)
+    assert found is not None
+    assert found.pending_writes == [("task-a", "a", "from before"), ("task-b", "a", "from now")]
+    assert [t.pending_writes for t in saver.list(config("w"))] == [found.pending_writes]
+    saver.delete_for_runs(["r"])
+    assert [key for key in all_rows(saver.client, TABLE) if key[0] == thread.pk] == []

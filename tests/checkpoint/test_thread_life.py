@@ -12,6 +12,7 @@ import pytest
 from botocore.exceptions import ClientError
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.dynamodb import CheckpointTTL, DynamoDBSaver
+from langgraph.checkpoint.dynamodb.known import TRUST_SECONDS
 from langgraph.store.dynamodb.table.schema import EXPIRES_AT, PK, SK
 from langgraph.store.dynamodb.table.thread_keys import Thread, registry_pk
 from langgraph.store.dynamodb.testing import expire_ttl_items
@@ -128,11 +129,16 @@ def test_writes_after_a_refused_first_put_register_the_thread(
 def test_a_step_finishing_after_the_thread_was_deleted_registers_it_again(
     table: None, clock: FakeClock
 ) -> None:
+    # A writer trusts the registry row it wrote for `TRUST_SECONDS`: its writes meanwhile
+    # land unlisted (a tenant purge's verification lists such a thread again, and
+    # `--verify-scan` finds it), and its first write past that lists the thread again.
     with saver_with(NO_REFRESH) as writer, saver_with(None) as purger:
         first = step(writer, config("t"), {"a": 1})
         parent = writer.get_tuple(first)
         purger.delete_thread("t")  # a purge, while the writer's step runs
         writer.put_writes(first, [("a", 2)], "task")
+        assert purger.threads() == []
+        clock.advance(TRUST_SECONDS + 1)
         step(writer, first, {"a": 2}, parent=parent)
         assert purger.threads() == ["t"]
         clock.advance(2 * 10 * MINUTE + 1)  # the registry row outlives by a TTL

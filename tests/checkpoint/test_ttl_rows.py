@@ -31,12 +31,14 @@ from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
     blob_sk,
     checkpoint_sk,
+    is_writes_sk,
     parse_checkpoint_sk,
     parse_run_sk,
     registry_pk,
     run_link_sk,
     run_pk,
     run_sk,
+    writes_sk,
 )
 from langgraph.store.dynamodb.testing import expire_ttl_items
 
@@ -70,7 +72,11 @@ def kind(row: Row) -> str:
     if sk.startswith(RUN_LINK):
         return "run link"
     if sk.startswith(CHUNK):
+        if is_writes_sk(owner_sk(sk)):
+            return "chunk of writes"
         return "chunk of a value" if sk.startswith(CHUNK + BLOB) else "chunk of a checkpoint"
+    if is_writes_sk(sk):
+        return "writes"
     return {CHECKPOINT: "checkpoint", BLOB: "value"}[sk[: len(CHECKPOINT)]]
 
 
@@ -129,7 +135,8 @@ def needed_by(
     channel values and their chunks, its run index row and the thread's registry row."""
     pk = Thread("", "t").pk
     sk = checkpoint_sk("", checkpoint_id)
-    owners = {sk} | {blob_sk("", c, v) for c, v in checkpoint["channel_versions"].items()}
+    owners = {sk, writes_sk(sk)}
+    owners |= {blob_sk("", c, v) for c, v in checkpoint["channel_versions"].items()}
     found = {(run_pk("", run), run_sk("t", "")), (registry_pk(""), "t"), (pk, run_link_sk(run, ""))}
     for row in rows:
         key = (str(row[PK]), str(row[SK]))
@@ -151,9 +158,10 @@ def test_every_row_kind_carries_its_writes_expiry_and_a_read_slides_all_a_checkp
     rows = full_rows(expiring.client, TABLE)
     assert check_expiries(rows).keys() == {
         "checkpoint",
+        "writes",
         "value",
         "chunk of a value",
-        "chunk of a checkpoint",
+        "chunk of writes",
         "registry",
         "run index",
         "run link",
@@ -190,15 +198,18 @@ def test_every_row_kind_carries_its_writes_expiry_and_a_read_slides_all_a_checkp
     needed = needed_by(rows, latest.checkpoint, latest_id, "run-2")
     assert Counter(kind(r) for r in rows if (r[PK], r[SK]) in needed) == {
         "checkpoint": 1,  # with messages and turns inline
+        "writes": 1,
         "value": 1,  # the notes of the first turn
         "chunk of a value": 2,
-        "chunk of a checkpoint": 1,
+        "chunk of writes": 1,
         "registry": 1,
         "run index": 1,
         "run link": 1,
     }
     kinds = {(r[PK], r[SK]): kind(r) for r in rows}
-    assert {expiry[k] for k in needed if "checkpoint" in kinds[k]} == {slid_at + TTL}
+    assert {expiry[k] for k in needed if "checkpoint" in kinds[k] or "writes" in kinds[k]} == {
+        slid_at + TTL
+    }
     assert {expiry[k] for k in needed if kinds[k] in KEPT} == {slid_at + 2 * TTL}
     assert {expiry[k] for k in needed if kinds[k].endswith("value")} == {
         start + TENTH // 2 + 2 * TTL
