@@ -63,14 +63,8 @@ def split(rows: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[Ke
     """Rows of a thread's checkpoint range as its checkpoint rows (in their order) and
     its writes rows by the key of their checkpoint row (a writes row whose checkpoint row
     is not there, its put not landed, is left out)."""
-    checkpoints: list[dict[str, Any]] = []
     writes: dict[Key, dict[str, Any]] = {}
-    for row in rows:
-        if is_writes_sk(row[SK]):
-            writes[(row[PK], owner_of_writes(row[SK]))] = row
-        elif CP in row:
-            checkpoints.append(row)
-    return checkpoints, writes
+    return list(checkpoints_collecting(rows, writes)), writes
 
 
 def checkpoints_collecting(
@@ -79,9 +73,10 @@ def checkpoints_collecting(
     """The checkpoint rows of `rows` (newest first), the writes rows put into `writes` (by
     their checkpoint row's key) as they pass: each before its checkpoint row."""
     for row in rows:
-        found, written = split([row])
-        writes.update(written)
-        yield from found
+        if is_writes_sk(row[SK]):
+            writes[(row[PK], owner_of_writes(row[SK]))] = row
+        elif CP in row:
+            yield row
 
 
 def writes_row(row: dict[str, Any], writes: Mapping[Key, dict[str, Any]]) -> dict[str, Any]:

@@ -47,7 +47,6 @@ from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
     checkpoint_sk,
     checkpoints_prefix,
-    is_writes_sk,
     parse_checkpoint_sk,
     registry_pk,
 )
@@ -674,7 +673,8 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
 
     def _update_writes(self, access: Access, thread: Thread, sk: str, planned: WriteSet) -> None:
         access.write(planned.chunks, [])
-        for n, update in enumerate(write_updates(planned)):
+        updates = write_updates(planned)
+        for n, update in enumerate(updates):
             try:
                 response = access.client.update_item(
                     TableName=access.table,
@@ -685,25 +685,24 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
                     ReturnValues="UPDATED_OLD",
                 )
             except ClientError:
-                unsent = [name for later in write_updates(planned)[n:] for name in later.names]
-                access.write([], _chunks_of(thread, planned.sk, planned, unsent))
+                unsent = [name for later in updates[n:] for name in later.names]
+                access.write([], _chunks_of(thread, planned, unsent))
                 raise
             old = dynamo.deserialize(response.get("Attributes", {}))
             access.write([], _superseded(access, thread, planned, update.names, old))
-        self._register(access, thread, sk, planned.ttl)
+        self._register(access, thread, sk)
 
-    def _register(self, access: Access, thread: Thread, sk: str, ttl: dict[str, Any]) -> None:
+    def _register(self, access: Access, thread: Thread, sk: str) -> None:
         """Writes landed beside the checkpoint row `sk`: after its put, before it (this
         saver's put still on its way registers the thread), after a refused put, after
         the thread was deleted, or beside a put made elsewhere. Unless this saver trusts
-        the thread's registry row to outlive the writes (`ttl`), register the thread, so
-        a purge finds the writes."""
+        the thread's registry row to live a margin past the writes' TTL, register the
+        thread, so a purge finds the writes."""
         if (thread.pk, sk) in self._writing:
             return
         minutes = self._known.thread_ttl(thread.pk, self.ttl_config.get("default_ttl"))
         registry = registry_row(thread, margin_ttl(minutes, clock.now()))
-        until = max(expiry_of(registry), expiry_of(ttl)) if ttl else expiry_of(registry)
-        if self._known.outlives(_key(registry), until, TRUST_SECONDS):
+        if self._known.outlives(_key(registry), expiry_of(registry), TRUST_SECONDS):
             return
         access.write([registry], [])
         self._known.learn(registry)
@@ -865,7 +864,7 @@ def _through_first_checkpoint(rows: Iterable[dict[str, Any]]) -> Iterator[dict[s
     """`rows` (newest first) up to the first checkpoint row, which ends them."""
     for row in rows:
         yield row
-        if CP in row and not is_writes_sk(row[SK]):
+        if CP in row:  # a writes row holds no checkpoint
             return
 
 
@@ -924,14 +923,14 @@ def _size(actions: Sequence[dict[str, Any]]) -> int:
 
 
 def _chunks_of(
-    thread: Thread, sk: str, planned: WriteSet, names: Sequence[str]
+    thread: Thread, planned: WriteSet, names: Sequence[str]
 ) -> builtins.list[dict[str, str]]:
     """The chunk rows of the writes `names`."""
     keys = []
     for name in names:
         entry = planned.entries[name]
         if CHUNKS_FIELD in entry:
-            keys += chunk_keys(thread.pk, sk, str(entry[CHUNKS_FIELD]), entry)
+            keys += chunk_keys(thread.pk, planned.sk, str(entry[CHUNKS_FIELD]), entry)
     return keys
 
 
@@ -954,12 +953,12 @@ def _superseded(
         if name in planned.overwrite:
             if previous is not None and previous.get(CHUNKS_FIELD) != entry.get(CHUNKS_FIELD):
                 earlier = WriteSet(sk, {}, [], {name: previous}, set(), "")
-                dropped += _chunks_of(thread, sk, earlier, [name])
+                dropped += _chunks_of(thread, earlier, [name])
         elif CHUNKS_FIELD in entry:
             if previous is None:
                 unsure.append(name)
             elif previous.get(CHUNKS_FIELD) != entry[CHUNKS_FIELD]:
-                dropped += _chunks_of(thread, sk, planned, [name])
+                dropped += _chunks_of(thread, planned, [name])
     if unsure:
         row = access.get_many([{PK: thread.pk, SK: sk}]).get((thread.pk, sk), {})
         lost = [
@@ -967,5 +966,5 @@ def _superseded(
             for n in unsure
             if row.get(n, {}).get(CHUNKS_FIELD) != planned.entries[n][CHUNKS_FIELD]
         ]
-        dropped += _chunks_of(thread, sk, planned, lost)
+        dropped += _chunks_of(thread, planned, lost)
     return dropped
