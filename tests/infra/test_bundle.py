@@ -103,6 +103,21 @@ def in_asset(
     )
 
 
+class AssetHandler:
+    """A Lambda handler run from `asset` as Lambda invokes it: `script` (`run_handler`)
+    with `env` and the event on stdin, one process per event; `responses` in order."""
+
+    def __init__(self, asset: Path, script: str, env: dict[str, str]) -> None:
+        self.asset, self.script, self.env = asset, script, env
+        self.responses: list[Any] = []
+
+    def __call__(self, event: dict[str, Any], context: Any) -> Any:
+        result = in_asset(self.asset, self.script, self.env, json.dumps(event))
+        assert result.returncode == 0, result.stderr[-4000:]
+        self.responses.append(json.loads(result.stdout.splitlines()[-1]))
+        return self.responses[-1]
+
+
 def test_handler_imports_from_the_asset_alone(asset: Path) -> None:
     assert (asset / "embedder" / "handler.py").is_file()
     assert not (asset / PACKAGE_PATH / "testing").exists()
@@ -134,17 +149,10 @@ def test_handler_embeds_a_stream_batch_from_the_asset_alone(asset: Path) -> None
             ),
             "AWS_ENDPOINT_URL": url,
         }
-        responses = []
-
-        def handler(event: dict[str, Any], context: Any) -> Any:
-            result = in_asset(asset, RUN_HANDLER, env, json.dumps(event))
-            assert result.returncode == 0, result.stderr[-4000:]
-            responses.append(json.loads(result.stdout.splitlines()[-1]))
-            return responses[-1]
-
+        handler = AssetHandler(asset, RUN_HANDLER, env)
         report = drain_stream("memory", handler, filter_patterns=FILTER_PATTERNS)
         assert report.ok and report.delivered == 1, report
-        assert responses == [{"batchItemFailures": []}]
+        assert handler.responses == [{"batchItemFailures": []}]
         found = store.search(("acme",), query="idle sockets", limit=1)
         assert [item.key for item in found] == ["mem-1"]
 

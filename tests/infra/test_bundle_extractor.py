@@ -9,7 +9,6 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import boto3
 import pytest
@@ -38,7 +37,7 @@ from infra.bundling import (
 from tests.checkpoint.graphs import chat_graph
 from tests.extraction.conftest import NAMESPACE, TABLE, TENANT, USER, facts_config
 
-from .test_bundle import assert_ships_only_its_handler, in_asset, run_handler
+from .test_bundle import AssetHandler, assert_ships_only_its_handler, in_asset, run_handler
 
 MODEL = "amazon.titan-embed-text-v2:0"
 DIMS = 256
@@ -107,17 +106,10 @@ def test_the_handler_extracts_a_thread_from_the_asset_alone(asset: Path, url: st
         ),
         "AWS_ENDPOINT_URL": url,
     }
-    responses = []
-
-    def handler(event: dict[str, Any], context: Any) -> Any:
-        result = in_asset(asset, RUN_HANDLER, env, json.dumps(event))
-        assert result.returncode == 0, result.stderr[-4000:]
-        responses.append(json.loads(result.stdout.splitlines()[-1]))
-        return responses[-1]
-
+    handler = AssetHandler(asset, RUN_HANDLER, env)
     report = drain_queue(queue, handler, client=sqs)
     assert report.delivered == 1 and not report.errors, report
-    assert responses == [{"batchItemFailures": []}]
+    assert handler.responses == [{"batchItemFailures": []}]
     (status,) = extractor.status(TENANT, "t1")
     assert (status.memories, status.lag_messages, status.last_error) == (1, 0, None)
     (item,) = store.search(NAMESPACE)
