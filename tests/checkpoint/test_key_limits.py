@@ -91,3 +91,16 @@ def test_a_tenant_and_thread_past_the_partition_key_limit_are_refused(emulation:
             saver.put_writes(writes_config("t" * 1_000, tenant="a" * 1_100), [("a", 1)], "task")
         assert counter.total == 0
         assert all_rows(saver.client, TABLE) == []
+
+
+def test_a_checkpoint_whose_writes_row_key_would_pass_the_limit_is_refused_at_its_put(
+    saver: DynamoDBSaver,
+) -> None:
+    # `c#<ns>#<36-character id>` is 1,024 bytes; its writes row adds `#writes`: refused
+    # at the put, not at the first put_writes after the checkpoint was stored.
+    cfg = config("t", checkpoint_ns="n" * 985)
+    counter = RequestCounter(saver.client)
+    with pytest.raises(KeyTooLongError, match="1031 bytes; DynamoDB allows 1024"):
+        step(saver, cfg, {"a": 1})
+    assert counter.total == 0
+    assert all_rows(saver.client, TABLE) == []

@@ -71,3 +71,17 @@ def test_the_first_put_of_a_run_bills_a_large_checkpoint_row_once(metered: Meter
     units, calls = metered.measure()
     assert calls == {"TransactWriteItems": 1}
     assert units <= 10
+
+
+def test_a_large_value_the_puts_do_not_change_is_written_once_then_referenced(
+    metered: Metered,
+) -> None:
+    saver = metered.saver
+    first = step(saver, config("t"), {"document": "d" * 100_000, "a": 1})  # new: inline
+    second = step(saver, first, {"a": 2}, parent=saver.get_tuple(first))  # kept: a value row
+    metered.measure()
+    step(saver, second, {"a": 3}, parent=saver.get_tuple(second))
+    units, _ = metered.measure()
+    assert units <= 2  # the checkpoint row names the value row; 100 if it held the value
+    latest = saver.get_tuple(config("t"))
+    assert latest is not None and latest.checkpoint["channel_values"]["document"] == "d" * 100_000
