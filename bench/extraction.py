@@ -45,7 +45,7 @@ from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.extraction import ExtractionConfig, Extractor, SemanticFacts, Trigger
-from langgraph.store.dynamodb.extraction.worker import ExtractionWorker
+from langgraph.store.dynamodb.extraction.worker.queue_worker import ExtractionWorker
 from langgraph.store.dynamodb.stream.consumer import EXTRACTION_PATTERNS, StreamConsumer
 from langgraph.store.dynamodb.table.usage import CONVERSE, UsageRecord
 from langgraph.store.dynamodb.testing import (

@@ -46,9 +46,9 @@ from langgraph.store.dynamodb.extraction import (
     Extractor,
     SemanticFacts,
 )
-from langgraph.store.dynamodb.extraction.model_call import bedrock_model
-from langgraph.store.dynamodb.extraction.nearest import normalized
-from langgraph.store.dynamodb.extraction.recall import RecallSource, recall
+from langgraph.store.dynamodb.extraction.consolidation.nearest import normalized
+from langgraph.store.dynamodb.extraction.strategies.model_call import bedrock_model
+from langgraph.store.dynamodb.recall.recall import RecallSource, recall
 from langgraph.store.dynamodb.testing import mock_aws
 
 from bench.memory_eval_set import Conversation, Question, evaluation_set

@@ -30,8 +30,8 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 from langgraph.store.dynamodb.embedders.bedrock_models import PROFILE_PREFIXES, foundation_model
-from langgraph.store.dynamodb.extraction.models import base_model
-from langgraph.store.dynamodb.extraction.worker import worker_env
+from langgraph.store.dynamodb.extraction.strategies.chat_models import base_model
+from langgraph.store.dynamodb.extraction.worker.queue_worker import worker_env
 from langgraph.store.dynamodb.stream.consumer import consumer_env, filter_criteria
 from langgraph.store.dynamodb.table.permissions import (
     Component,

@@ -46,15 +46,13 @@ from packaging.markers import Marker
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parent.parent
+# The library's source root: a file's path under it is its path in the asset.
 LIBRARY = ROOT / "store"
 HANDLERS = ROOT / "lambdas"
 PYODIDE_PYTHON = Path(__file__).resolve().with_name("pyodide_python.mjs")
 DISTRIBUTION = "langgraph-dynamodb-memory"
 PACKAGE_PATH = Path("langgraph", "store", "dynamodb")
-# The checkpointer's folder ships at its one import path (pyproject's `package-dir`),
-# beside langgraph-checkpoint's own modules, never under the store's package.
-CHECKPOINT = "checkpoint"
-CHECKPOINT_PATH = Path("langgraph", "checkpoint", "dynamodb")
+SAVER_PATH = Path("langgraph", "checkpoint", "dynamodb")
 
 # The consumer's runtime; its Python version is the one the asset's wheels and bytecode are for.
 RUNTIME = lambda_.Runtime.PYTHON_3_14
@@ -66,12 +64,11 @@ HOST_PYTHON = "{}.{}".format(*sys.version_info)
 class Asset:
     """What one Lambda's asset holds of this repository: its handler's folder under
     `lambdas/` (`handler`, and nothing else of `lambdas/`) and the library's files and
-    layers the handler imports (`layers`: names under `store/`; `checkpoint` lands at the
-    checkpointer's import path). The bundle tests check `layers` is exactly what the
-    handler loads."""
+    layers the handler imports (`layers`: paths under the source root `store/`, each shipped
+    at the same path). The bundle tests check `layers` is exactly what the handler loads."""
 
     handler: str
-    layers: tuple[str, ...]
+    layers: tuple[Path, ...]
 
     @property
     def entry(self) -> str:
@@ -80,29 +77,36 @@ class Asset:
 
     def sources(self) -> Iterator[tuple[Path, Path]]:
         """Each file or folder shipped from this repository, and where it lands in the asset."""
-        for name in self.layers:
-            yield LIBRARY / name, asset_path(name)
+        for path in self.layers:
+            yield LIBRARY / path, path
         yield HANDLERS / self.handler, Path(self.handler)
 
 
-# The stream consumer: `store/stream/` and the layers below it, never the store's paths
+def _package(*names: str) -> tuple[Path, ...]:
+    """The store package's own files and the layers `names`, as paths in the asset."""
+    return tuple(PACKAGE_PATH / name for name in ("__init__.py", "py.typed", *names))
+
+
+# The stream consumer: the stream layer and the layers below it, never the store's paths
 # and jobs, the checkpointer, extraction, the CLI, the demo or the emulation.
-EMBEDDER = Asset("embedder", ("__init__.py", "py.typed", "table", "embedders", "items", "stream"))
+EMBEDDER = Asset("embedder", _package("table", "embedders", "items", "handlers", "stream"))
 # The extraction worker: the extraction layer and every layer below it (it reads threads
 # through the checkpointer and writes memories through the store), never the stream
 # consumer, the CLI, the demo or the emulation.
 EXTRACTOR = Asset(
     "extractor",
     (
-        "__init__.py",
-        "py.typed",
-        "table",
-        "embedders",
-        "items",
-        "jobs",
-        "memory",
-        "checkpoint",
-        "extraction",
+        *_package(
+            "table",
+            "embedders",
+            "items",
+            "jobs",
+            "basestore",
+            "handlers",
+            "recall",
+            "extraction",
+        ),
+        SAVER_PATH,
     ),
 )
 # Never shipped: this machine's bytecode.
@@ -195,8 +199,8 @@ def build(out: Path, asset: Asset, target: Target = LAMBDA_ARM64, *, slim: bool 
     shutil.copytree(dependencies, out, dirs_exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         own = Path(scratch)
-        (own / PACKAGE_PATH).mkdir(parents=True)
         for source, placed in asset.sources():
+            (own / placed).parent.mkdir(parents=True, exist_ok=True)
             if source.is_dir():
                 shutil.copytree(source, own / placed, ignore=shutil.ignore_patterns(*NOT_SHIPPED))
             else:
@@ -204,11 +208,6 @@ def build(out: Path, asset: Asset, target: Target = LAMBDA_ARM64, *, slim: bool 
         if python is not None:
             _compile(own, python)
         shutil.copytree(own, out, dirs_exist_ok=True)
-
-
-def asset_path(name: str) -> Path:
-    """Where a shipped file or folder of the library lands in the asset."""
-    return CHECKPOINT_PATH if name == CHECKPOINT else PACKAGE_PATH / name
 
 
 def source_hash(asset: Asset, target: Target = LAMBDA_ARM64) -> str:

@@ -16,10 +16,10 @@ from typing import Any
 
 from constructs import Node
 from langgraph.store.dynamodb.embedders.bedrock_models import check_embedding_model
-from langgraph.store.dynamodb.extraction.models import DEFAULT_CHAT_MODEL, is_known
+from langgraph.store.dynamodb.extraction.strategies.chat_models import DEFAULT_CHAT_MODEL, is_known
+from langgraph.store.dynamodb.handlers.extraction_queue import MAX_DELAY_SECONDS
 from langgraph.store.dynamodb.items.index_config import EMBED_ON, parse_index_shape
 from langgraph.store.dynamodb.table.errors import InvalidSettingError
-from langgraph.store.dynamodb.table.extraction_queue import MAX_DELAY_SECONDS
 from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME, VectorIndexShape
 
 REMOVAL_POLICIES = ("retain", "destroy")

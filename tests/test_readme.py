@@ -75,7 +75,7 @@ DOCS = [README, *sorted((README.parent / "docs").glob("*.md"))]
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda doc: doc.name)
 def test_files_the_docs_name_are_in_the_repository(doc: Path) -> None:
-    """Relative links, and repository paths in backticks (`store/memory/config.py`)."""
+    """Relative links, and repository paths in backticks (`store/langgraph/store/dynamodb/basestore/config.py`)."""
     text = doc.read_text()
     links = re.findall(r"\]\(([^)#\s]+)", text)
     missing = [t for t in links if "://" not in t and not (doc.parent / t).exists()]

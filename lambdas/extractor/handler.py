@@ -1,7 +1,7 @@
 """Lambda entry point of the extraction worker: all logic lives in the library.
 
 Configured by the CDK stack through environment variables (see
-`langgraph.store.dynamodb.extraction.worker.worker_from_env`); its event source is the
+`langgraph.store.dynamodb.extraction.worker.queue_worker.worker_from_env`); its event source is the
 extraction queue the stream consumer fills.
 """
 
@@ -10,7 +10,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from langgraph.store.dynamodb.extraction.worker import ExtractionWorker, worker_from_env
+from langgraph.store.dynamodb.extraction.worker.queue_worker import (
+    ExtractionWorker,
+    worker_from_env,
+)
 
 
 @cache

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import re
 import subprocess
 import sys
@@ -15,19 +16,18 @@ from pathlib import Path
 import langgraph.store.dynamodb as package
 import pytest
 
+# The source root: a file's path under it spells its import name.
 LIBRARY = Path(__file__).resolve().parents[2] / "store"
 ROOT_NAME = "langgraph.store.dynamodb"
 SAVER_NAME = "langgraph.checkpoint.dynamodb"
 
 
 def module_name(path: Path) -> str:
-    """The import name of a file under store/."""
+    """The import name of a file under the source root: its path, nothing else."""
     parts = list(path.relative_to(LIBRARY).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
-    if parts[:1] == ["checkpoint"]:
-        return ".".join([SAVER_NAME, *parts[1:]])
-    return ".".join([ROOT_NAME, *parts])
+    return ".".join(parts)
 
 
 def imported(path: Path) -> Iterator[str]:
@@ -47,49 +47,79 @@ def imported(path: Path) -> Iterator[str]:
         else:
             continue
         for target in targets:
-            if target.startswith((ROOT_NAME + ".", SAVER_NAME)) and target in MODULES:
+            if target in MODULES:
                 yield target
 
 
 MODULES = {module_name(path): path for path in LIBRARY.rglob("*.py")}
 
 
-def layer_of(module: str) -> str:
-    """`table`, `items`, ... for a layer's module; `checkpoint` for the saver; the
-    top-level entry (`cli`, `demo`, `testing`, `agent_server`, ...) otherwise."""
-    if module.startswith(SAVER_NAME):
-        return "checkpoint"
-    rest = module.removeprefix(ROOT_NAME).lstrip(".")
-    return rest.split(".")[0] if rest else "__init__"
+def layer_name(named: str) -> str:
+    """A layer as a docstring names it: `items` is `langgraph.store.dynamodb.items`,
+    `extraction.engine` its subpackage; a full import name is itself."""
+    return named if named.startswith("langgraph.") else f"{ROOT_NAME}.{named}"
 
 
 def allowed_imports() -> dict[str, set[str]]:
-    """Layer -> the layers it may import, from each layer's docstring."""
+    """Layer (a package whose docstring says "May import: ...") -> the layers it may import."""
     rules: dict[str, set[str]] = {}
-    for init in sorted(LIBRARY.glob("*/__init__.py")):
+    for init in sorted(LIBRARY.rglob("__init__.py")):
         doc = ast.get_docstring(ast.parse(init.read_text())) or ""
         found = re.search(r"May import: (.*?)(?:\.\s*$|\.\n)", doc, re.S | re.M)
         if found:
-            rules[init.parent.name] = set(re.findall(r"`(\w+)`", found[1]))
+            rules[module_name(init)] = {layer_name(n) for n in re.findall(r"`([\w.]+)`", found[1])}
     return rules
 
 
 RULES = allowed_imports()
 
 
+def layer_of(module: str) -> str:
+    """The innermost layer holding `module`; a module of the store's package outside every
+    layer (`cli`, `demo`, `testing`, `agent_server`, ...) is an entry point of its own."""
+    holding = [layer for layer in RULES if module == layer or module.startswith(layer + ".")]
+    if holding:
+        return max(holding, key=len)
+    rest = module.removeprefix(ROOT_NAME).lstrip(".")
+    return f"{ROOT_NAME}.{rest.split('.')[0]}" if rest else ROOT_NAME
+
+
+def test_the_folder_tree_is_the_import_tree() -> None:
+    """Every module's path under the source root is its import name: no package is
+    mapped elsewhere, and nothing of ours sits outside the two packages."""
+    for name in MODULES:
+        assert name.startswith((ROOT_NAME, SAVER_NAME)), name
+        module = importlib.util.find_spec(name)
+        assert module is not None and module.origin is not None, name
+        assert Path(module.origin).resolve() == MODULES[name].resolve(), name
+    assert not (LIBRARY / "langgraph" / "__init__.py").exists()
+    assert not (LIBRARY / "langgraph" / "store" / "__init__.py").exists()
+    assert not (LIBRARY / "langgraph" / "checkpoint" / "__init__.py").exists()
+
+
 def test_every_layer_states_what_it_may_import() -> None:
-    assert set(RULES) == {
+    short = {layer.removeprefix(ROOT_NAME + "."): rule for layer, rule in RULES.items()}
+    assert set(short) == {
         "table",
         "embedders",
         "items",
         "jobs",
-        "memory",
+        "basestore",
+        "handlers",
         "stream",
-        "checkpoint",
+        SAVER_NAME,
+        "recall",
         "extraction",
+        "extraction.strategies",
+        "extraction.consolidation",
+        "extraction.engine",
+        "extraction.worker",
     }
-    assert RULES["table"] == set()
-    assert RULES["checkpoint"] == {"table"}
+    assert short["table"] == set()
+    assert short[SAVER_NAME] == {f"{ROOT_NAME}.table"}
+    # an agent that recalls loads nothing of extraction
+    assert all("extraction" not in layer for layer in short["recall"])
+    assert all(layer in MODULES for rule in RULES.values() for layer in rule)
 
 
 def test_imports_only_point_down() -> None:
@@ -98,7 +128,10 @@ def test_imports_only_point_down() -> None:
         for module, path in MODULES.items()
         if layer_of(module) in RULES
         for target in imported(path)
-        if layer_of(target) != layer_of(module) and layer_of(target) not in RULES[layer_of(module)]
+        if layer_of(target) != layer_of(module)
+        and layer_of(target) not in RULES[layer_of(module)]
+        # a package's __init__ re-exporting its own subpackages is how packages work
+        and not (path.name == "__init__.py" and target.startswith(module + "."))
     ]
     assert wrong == []
 
@@ -125,10 +158,10 @@ def test_the_import_graph_has_no_cycle() -> None:
 def test_the_lazy_exports_are_the_ones_type_checkers_see() -> None:
     """`EXPORTS` (what loads at run time) and the TYPE_CHECKING imports (what mypy and
     editors see) name the same objects, and each resolves."""
-    tree = ast.parse((LIBRARY / "__init__.py").read_text())
+    tree = ast.parse(MODULES[ROOT_NAME].read_text())
     checked = next(node for node in tree.body if isinstance(node, ast.If))
     static = {
-        alias.name: (node.module or "").lstrip(".")
+        alias.name: (node.module or "").removeprefix(ROOT_NAME + ".")
         for node in checked.body
         if isinstance(node, ast.ImportFrom)
         for alias in node.names
@@ -149,6 +182,9 @@ def test_paths_users_were_shown_import_the_module_at_its_new_path(old: str) -> N
 def test_the_checkpointer_has_one_import_path() -> None:
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module(f"{ROOT_NAME}.checkpoint")
+    saver = importlib.import_module(SAVER_NAME)
+    assert saver.__file__ is not None
+    assert Path(saver.__file__).resolve() == LIBRARY / "langgraph/checkpoint/dynamodb/__init__.py"
 
 
 LOADED_BY_THE_LIBRARY = """

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from langgraph.store.dynamodb import AccessDeniedError, NamespaceFullError
+from langgraph.store.dynamodb.basestore.vector_index import VectorIndexUnsupportedError
 from langgraph.store.dynamodb.cli.errors import ENVIRONMENT, PIPE_CLOSED, explain
-from langgraph.store.dynamodb.memory.vector_index import VectorIndexUnsupportedError
 
 from tests.cli.conftest import Cli, Server
 

@@ -13,7 +13,7 @@ import boto3
 import pytest
 from langchain_aws import ChatBedrockConverse
 from langchain_core.language_models import BaseChatModel
-from langgraph.store.dynamodb.extraction.model_call import BEDROCK_RETRIES
+from langgraph.store.dynamodb.extraction.strategies.model_call import BEDROCK_RETRIES
 from langgraph.store.dynamodb.testing import mock_aws
 
 from .conftest import open_tables

@@ -19,7 +19,7 @@ from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.embedders.build import embedder
 from langgraph.store.dynamodb.extraction import Extractor, RunReport
-from langgraph.store.dynamodb.extraction.fields import CONTENT, REVISIONS, TEXT
+from langgraph.store.dynamodb.recall.fields import CONTENT, REVISIONS, TEXT
 from langgraph.store.dynamodb.table.keys import item_sort_key
 from langgraph.store.dynamodb.table.schema import SK
 from langgraph.store.dynamodb.testing import mock_aws

@@ -10,7 +10,7 @@ from langgraph.store.dynamodb.extraction import (
     SemanticFacts,
     TenantOverride,
 )
-from langgraph.store.dynamodb.extraction.config import parse
+from langgraph.store.dynamodb.extraction.engine.config import parse
 
 from .conftest import TENANT, Tables, facts_config
 

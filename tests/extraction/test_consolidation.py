@@ -8,11 +8,11 @@ from collections.abc import Iterator
 
 import pytest
 from langgraph.store.dynamodb.extraction import NearestConsolidator, Transcript
-from langgraph.store.dynamodb.extraction.apply import apply
-from langgraph.store.dynamodb.extraction.fields import CURRENT, STATUS, SUPERSEDED
-from langgraph.store.dynamodb.extraction.model_call import extract
-from langgraph.store.dynamodb.extraction.reader import read_thread
-from langgraph.store.dynamodb.extraction.recall import RecallSource, recall
+from langgraph.store.dynamodb.extraction.consolidation.apply import apply
+from langgraph.store.dynamodb.extraction.engine.reader import read_thread
+from langgraph.store.dynamodb.extraction.strategies.model_call import extract
+from langgraph.store.dynamodb.recall.fields import CURRENT, STATUS, SUPERSEDED
+from langgraph.store.dynamodb.recall.recall import RecallSource, recall
 from langgraph.store.dynamodb.testing import mock_aws
 
 from .conftest import NAMESPACE, TENANT, USER, Tables, open_tables

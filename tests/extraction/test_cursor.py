@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from langgraph.store.dynamodb.extraction.cursor import Cursors, LeaseLostError
+from langgraph.store.dynamodb.extraction.engine.cursor import Cursors, LeaseLostError
 from langgraph.store.dynamodb.testing import mock_aws
 
 from tests.fault.layer import TIMEOUT_AFTER, FaultLayer

@@ -6,7 +6,7 @@ config (or a tenant's override) opts out."""
 from __future__ import annotations
 
 from langgraph.store.dynamodb.extraction import Consolidation, TenantOverride
-from langgraph.store.dynamodb.extraction.fields import CURRENT_ONLY, STATUS, SUPERSEDED
+from langgraph.store.dynamodb.recall.fields import CURRENT_ONLY, STATUS, SUPERSEDED
 
 from .conftest import NAMESPACE, TENANT, Tables, facts_config
 

@@ -13,7 +13,7 @@ import pytest
 from langchain_aws import ChatBedrockConverse
 from langchain_core.messages import AIMessage
 from langgraph.store.dynamodb.extraction import ExtractionError
-from langgraph.store.dynamodb.extraction.model_call import BEDROCK_RETRIES
+from langgraph.store.dynamodb.extraction.strategies.model_call import BEDROCK_RETRIES
 from langgraph.store.dynamodb.testing import ScriptedChatModel, mock_aws, tool_call
 
 from tests.fault.layer import FaultLayer

@@ -16,8 +16,8 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.extraction import NearestConsolidator
-from langgraph.store.dynamodb.extraction.middleware import MemoryRecall
-from langgraph.store.dynamodb.extraction.recall import RecallSource, recall
+from langgraph.store.dynamodb.recall.middleware import MemoryRecall
+from langgraph.store.dynamodb.recall.recall import RecallSource, recall
 from langgraph.store.dynamodb.testing import ScriptedChatModel, mock_aws
 
 from .conftest import TENANT, USER, Tables, open_tables

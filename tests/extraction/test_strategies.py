@@ -19,7 +19,7 @@ from langgraph.store.dynamodb.extraction import (
     Strategy,
     UserPreferences,
 )
-from langgraph.store.dynamodb.extraction.config import parse
+from langgraph.store.dynamodb.extraction.engine.config import parse
 from langgraph.store.dynamodb.testing import mock_aws
 from pydantic import BaseModel
 

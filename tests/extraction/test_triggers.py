@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from langgraph.store.dynamodb.extraction import Consolidation, SemanticFacts, Trigger
-from langgraph.store.dynamodb.extraction.config import Limits
+from langgraph.store.dynamodb.extraction.engine.config import Limits
 from langgraph.store.dynamodb.testing import mock_aws
 
 from tests.support import FakeClock

@@ -18,9 +18,9 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 from langgraph.store.dynamodb.embedders.build import embedder
 from langgraph.store.dynamodb.extraction import Extractor, SemanticFacts, Trigger
-from langgraph.store.dynamodb.extraction.worker import ExtractionWorker
+from langgraph.store.dynamodb.extraction.worker.queue_worker import ExtractionWorker
+from langgraph.store.dynamodb.handlers.extraction_queue import ExtractionRequest
 from langgraph.store.dynamodb.stream.consumer import EXTRACTION_PATTERNS, StreamConsumer
-from langgraph.store.dynamodb.table.extraction_queue import ExtractionRequest
 from langgraph.store.dynamodb.testing import drain_stream, mock_aws
 from langgraph.store.dynamodb.testing.queues import advance_queue, drain_queue
 

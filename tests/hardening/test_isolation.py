@@ -1,4 +1,4 @@
-"""Tenant isolation over a hostile alphabet (`tests.strategies`): keys never collide,
+"""Tenant isolation over a hostile alphabet (`tests.hypothesis_strategies`): keys never collide,
 prefix search and listing never cross a label boundary, semantic search stays in scope,
 and the IAM helper's `LeadingKeys` patterns admit exactly a tenant's partitions.
 
@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from langgraph.store.dynamodb import DynamoDBStore
+from langgraph.store.dynamodb.iam import leading_keys, registry_leading_keys, tenant_policy
 from langgraph.store.dynamodb.items.embedding import vector_sort_key
 from langgraph.store.dynamodb.items.rows import key_of
-from langgraph.store.dynamodb.table.iam import leading_keys, registry_leading_keys, tenant_policy
 from langgraph.store.dynamodb.table.keys import (
     GROUP_LABELS,
     MAX_ITEM_KEY_BYTES,
@@ -31,7 +31,7 @@ from langgraph.store.dynamodb.table.keys import (
 from langgraph.store.dynamodb.testing import LexicalEmbeddings, mock_aws
 from langgraph.store.memory import InMemoryStore
 
-from tests.strategies import (
+from tests.hypothesis_strategies import (
     CONTROLS,
     LOOKALIKES,
     SEPARATORS,

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from langgraph.store.dynamodb.iam import thread_leading_keys
 from langgraph.store.dynamodb.items.embedding import vector_sort_key
 from langgraph.store.dynamodb.items.rows import key_of
-from langgraph.store.dynamodb.table.iam import thread_leading_keys
 from langgraph.store.dynamodb.table.keys import encode_namespace, registry_partition
 from langgraph.store.dynamodb.table.schema import GROUPS_PK, META_PK
 from langgraph.store.dynamodb.table.thread_keys import (
@@ -30,7 +30,7 @@ from langgraph.store.dynamodb.table.thread_keys import (
 )
 
 from tests.hardening.test_isolation import SIZES, _iam_match
-from tests.strategies import labels, namespaces
+from tests.hypothesis_strategies import labels, namespaces
 
 # Tenants, thread ids, namespaces and channels from the same alphabet as labels, plus `.`
 # and `/`, which thread keys must survive (labels cannot hold `.`; thread ids can).

@@ -27,10 +27,12 @@ from infra.bundling import (
     EXTRACTOR,
     HANDLERS,
     HOST,
+    LIBRARY,
     PACKAGE_PATH,
     PYTHON,
     ROOT,
     RUNTIME,
+    SAVER_PATH,
     Asset,
     build,
     interpreter,
@@ -89,12 +91,12 @@ def assert_ships_only_its_handler(asset: Path, shipped: Asset) -> None:
 
 
 def in_asset(
-    asset: Path, script: str, env: dict[str, str], stdin: str = ""
+    asset: Path, script: str, env: dict[str, str], stdin: str = "", args: tuple[str, ...] = ()
 ) -> subprocess.CompletedProcess[str]:
     """Run `script` on `asset` alone: `-I -S` leaves only the standard library on the path,
     `-B` writes nothing into the asset (Lambda's /var/task is read-only)."""
     return subprocess.run(
-        [sys.executable, "-I", "-S", "-B", "-c", script, str(asset)],
+        [sys.executable, "-I", "-S", "-B", "-c", script, str(asset), *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -164,30 +166,41 @@ def test_asset_leaves_out_what_the_handler_never_imports(asset: Path) -> None:
     assert not list(asset.glob("typer-*.dist-info"))
     assert not list(asset.rglob("tests")) and not list(asset.rglob("*.pyi"))
     library = {path.name for path in (asset / PACKAGE_PATH).iterdir()} - {"__pycache__"}
-    assert library == set(EMBEDDER.layers)
-    for left_out in ("checkpoint", "cli", "demo", "testing", "memory", "jobs", "agent_server.py"):
+    assert library == {path.name for path in EMBEDDER.layers}
+    assert not (asset / SAVER_PATH).exists()
+    for left_out in ("cli", "demo", "testing", "basestore", "jobs", "extraction", "recall"):
         assert not (asset / PACKAGE_PATH / left_out).exists(), left_out
     # Read at import time through importlib.metadata: kept.
     assert list(asset.glob("langchain_aws-*.dist-info/METADATA"))
 
 
-# Prints the library's layers the handler has imported once it is loaded.
-LAYERS_IMPORTED = """
-import json, sys
+# Prints, for each module of the library the handler has loaded, its file in the asset.
+FILES_IMPORTED = """
+import importlib, json, sys
 sys.path.insert(0, sys.argv[1])
-import embedder.handler
-print(json.dumps(sorted({name.split(".")[3] for name in sys.modules if name.count(".") >= 3
-              and name.startswith("langgraph.store.dynamodb.")})))
+importlib.import_module(sys.argv[2])
+print(json.dumps(sorted(module.__file__ for name, module in sys.modules.items()
+      if name.startswith(("langgraph.store.dynamodb", "langgraph.checkpoint.dynamodb"))
+      and getattr(module, "__file__", None))))
 """
+
+
+def layers_imported(asset: Path, layers: tuple[Path, ...], handler: str) -> set[Path]:
+    """The shipped folders (`layers`) that hold a module the handler loads on import;
+    every module it loads must lie in a shipped file or folder."""
+    result = in_asset(asset, FILES_IMPORTED, {"AWS_DEFAULT_REGION": "us-east-1"}, args=(handler,))
+    assert result.returncode == 0, result.stderr
+    loaded = [Path(file).relative_to(asset) for file in json.loads(result.stdout.splitlines()[-1])]
+    for file in loaded:
+        assert any(file == path or path in file.parents for path in layers), file
+    return {path for path in layers if any(path in file.parents for file in loaded)}
 
 
 def test_the_asset_ships_exactly_the_layers_the_handler_imports(asset: Path) -> None:
     """Built by including folders: every layer shipped is imported, and nothing the handler
     imports is missing (it would fail to import above)."""
-    result = in_asset(asset, LAYERS_IMPORTED, {"AWS_DEFAULT_REGION": "us-east-1"})
-    assert result.returncode == 0, result.stderr
-    imported = set(json.loads(result.stdout.splitlines()[-1]))
-    assert imported == {name for name in EMBEDDER.layers if "." not in name}
+    folders = {path for path in EMBEDDER.layers if (LIBRARY / path).is_dir()}
+    assert layers_imported(asset, EMBEDDER.layers, "embedder.handler") == folders
 
 
 def test_every_module_of_the_asset_has_bytecode_for_its_python(asset: Path) -> None:

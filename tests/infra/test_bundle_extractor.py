@@ -5,7 +5,6 @@ imports and no other handler, with bytecode for the runtime's Python."""
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.extraction import Extractor
-from langgraph.store.dynamodb.extraction.worker import worker_env
+from langgraph.store.dynamodb.extraction.worker.queue_worker import worker_env
 from langgraph.store.dynamodb.stream.consumer import StreamConsumer
 from langgraph.store.dynamodb.stream.router import CHECKPOINT_PATTERN
 from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
@@ -27,36 +26,23 @@ from langgraph.store.dynamodb.testing.mock import fake_credentials_env
 from langgraph.store.dynamodb.testing.queues import drain_queue
 
 from infra.bundling import (
-    CHECKPOINT,
-    CHECKPOINT_PATH,
     EXTRACTOR,
     HOST,
+    LIBRARY,
     PACKAGE_PATH,
+    SAVER_PATH,
     build,
 )
 from tests.checkpoint.graphs import chat_graph
 from tests.extraction.conftest import NAMESPACE, TABLE, TENANT, USER, facts_config
 
-from .test_bundle import AssetHandler, assert_ships_only_its_handler, in_asset, run_handler
+from .test_bundle import AssetHandler, assert_ships_only_its_handler, layers_imported, run_handler
 
 MODEL = "amazon.titan-embed-text-v2:0"
 DIMS = 256
 REGION = "us-east-1"
 
 RUN_HANDLER = run_handler("memory-extractor", "extractor", 300_000)
-
-# Prints the library's layers the handler has imported once it is loaded (the
-# checkpointer's under its own import path).
-LAYERS_IMPORTED = """
-import json, sys
-sys.path.insert(0, sys.argv[1])
-import extractor.handler
-layers = {name.split(".")[3] for name in sys.modules if name.count(".") >= 3
-          and name.startswith("langgraph.store.dynamodb.")}
-if "langgraph.checkpoint.dynamodb" in sys.modules:
-    layers.add("checkpoint")
-print(json.dumps(sorted(layers)))
-"""
 
 
 @pytest.fixture(scope="module")
@@ -118,19 +104,17 @@ def test_the_handler_extracts_a_thread_from_the_asset_alone(asset: Path, url: st
 
 
 def test_the_asset_ships_exactly_the_layers_the_handler_imports(asset: Path) -> None:
-    result = in_asset(asset, LAYERS_IMPORTED, {"AWS_DEFAULT_REGION": REGION})
-    assert result.returncode == 0, result.stderr
-    imported = set(json.loads(result.stdout.splitlines()[-1]))
-    assert imported == {name for name in EXTRACTOR.layers if "." not in name}
+    folders = {path for path in EXTRACTOR.layers if (LIBRARY / path).is_dir()}
+    assert layers_imported(asset, EXTRACTOR.layers, "extractor.handler") == folders
 
 
 def test_the_asset_leaves_out_what_the_extractor_never_imports(asset: Path) -> None:
     assert_ships_only_its_handler(asset, EXTRACTOR)
     library = {path.name for path in (asset / PACKAGE_PATH).iterdir()} - {"__pycache__"}
-    assert library == set(EXTRACTOR.layers) - {CHECKPOINT}
+    assert library == {path.name for path in EXTRACTOR.layers if path.parent == PACKAGE_PATH}
     # The checkpointer at its one import path, beside langgraph-checkpoint's modules.
-    assert (asset / CHECKPOINT_PATH / "saver.py").is_file()
-    assert (asset / CHECKPOINT_PATH.parent / "base").is_dir()
+    assert (asset / SAVER_PATH / "saver.py").is_file()
+    assert (asset / SAVER_PATH.parent / "base").is_dir()
     for left_out in ("checkpoint", "stream", "cli", "demo", "testing", "agent_server.py"):
         assert not (asset / PACKAGE_PATH / left_out).exists(), left_out
     for name in ("typer", "rich", "moto"):
@@ -139,7 +123,7 @@ def test_the_asset_leaves_out_what_the_extractor_never_imports(asset: Path) -> N
 
 def test_every_module_of_the_asset_has_bytecode_for_its_python(asset: Path) -> None:
     tag = sys.implementation.cache_tag
-    sources = [*(asset / PACKAGE_PATH).rglob("*.py"), *(asset / CHECKPOINT_PATH).rglob("*.py")]
+    sources = [*(asset / PACKAGE_PATH).rglob("*.py"), *(asset / SAVER_PATH).rglob("*.py")]
     for source in sources:
         pyc = source.parent / "__pycache__" / f"{source.stem}.{tag}.pyc"
         assert pyc.is_file(), source

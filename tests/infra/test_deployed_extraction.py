@@ -27,7 +27,7 @@ from langgraph.store.dynamodb.extraction import (
     SemanticFacts,
     TenantOverride,
 )
-from langgraph.store.dynamodb.extraction.worker import ExtractionWorker
+from langgraph.store.dynamodb.extraction.worker.queue_worker import ExtractionWorker
 from langgraph.store.dynamodb.testing import drain_stream, mock_aws
 from langgraph.store.dynamodb.testing.queues import QueueReport, drain_queue
 from moto.core.authorization import disable_iam_authentication, enable_iam_authentication

@@ -39,8 +39,8 @@ from langchain_aws import BedrockEmbeddings
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
 from langgraph.store.dynamodb import AccessDeniedError, DynamoDBStore
+from langgraph.store.dynamodb.iam import tenant_policy
 from langgraph.store.dynamodb.items.rows import key_of
-from langgraph.store.dynamodb.table.iam import tenant_policy
 from langgraph.store.dynamodb.testing import drain_stream, expire_ttl_items, mock_aws
 from moto.core.authorization import enable_iam_authentication
 

@@ -1,11 +1,11 @@
-"""Embedders are built in one place (`store/embedders/build.py`): the store configured by name
+"""Embedders are built in one place (`store/langgraph/store/dynamodb/embedders/build.py`): the store configured by name
 (CLI, config file, environment) and the stream consumer get the same model, with the
 same dimensions."""
 
 from __future__ import annotations
 
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.memory.config import StoreSettings
+from langgraph.store.dynamodb.basestore.config import StoreSettings
 from langgraph.store.dynamodb.stream.consumer import consumer_from_env
 from langgraph.store.dynamodb.testing import mock_aws
 

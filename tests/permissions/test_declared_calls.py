@@ -20,7 +20,7 @@ from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
 from langgraph.store.dynamodb import DynamoDBStore, reindex
 from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
 from langgraph.store.dynamodb.extraction import ExtractionConfig, SemanticFacts, Trigger
-from langgraph.store.dynamodb.extraction.worker import worker_from_env
+from langgraph.store.dynamodb.extraction.worker.queue_worker import worker_from_env
 from langgraph.store.dynamodb.items.index_config import parse_index_shape
 from langgraph.store.dynamodb.jobs.migration import copy_table
 from langgraph.store.dynamodb.stream.consumer import EXTRACTION_PATTERNS, consumer_from_env
@@ -90,13 +90,13 @@ def check(component: Component, calls: list[Call]) -> None:
     used = frozenset().union(*(c.permissions for c in calls))
     undeclared = sorted(used - needs)
     assert not undeclared, (
-        f"{component} sent requests store/table/permissions.py does not declare for it: "
+        f"{component} sent requests store/langgraph/store/dynamodb/table/permissions.py does not declare for it: "
         f"{undeclared}; first such call: "
         f"{next(str(c) for c in calls if c.permissions & set(undeclared))}"
     )
     unused = sorted(needs - used)
     assert not unused, (
-        f"store/table/permissions.py grants {component} {unused}, which no request used: drop "
+        f"store/langgraph/store/dynamodb/table/permissions.py grants {component} {unused}, which no request used: drop "
         "them, or exercise the path that needs them here"
     )
 

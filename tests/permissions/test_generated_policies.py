@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from langgraph.store.dynamodb.cli.app import app
-from langgraph.store.dynamodb.table.iam import tenant_policy
+from langgraph.store.dynamodb.iam import tenant_policy
 from langgraph.store.dynamodb.table.permissions import (
     KEYED_ACTIONS,
     NEEDS,

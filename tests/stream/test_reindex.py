@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore, ModelMismatchError, ReindexProgress, reindex
-from langgraph.store.dynamodb.memory.store import PIN_CHECK_SECONDS
+from langgraph.store.dynamodb.basestore.store import PIN_CHECK_SECONDS
 from langgraph.store.dynamodb.stream.consumer import StreamConsumer
 from langgraph.store.dynamodb.testing import mock_aws
 

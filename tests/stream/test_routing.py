@@ -10,13 +10,13 @@ from typing import Any
 import boto3
 import pytest
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
+from langgraph.store.dynamodb.handlers.extraction_queue import ExtractionRequest
 from langgraph.store.dynamodb.stream.consumer import (
     EXTRACTION_PATTERNS,
     FILTER_PATTERNS,
     StreamConsumer,
     filter_criteria,
 )
-from langgraph.store.dynamodb.table.extraction_queue import ExtractionRequest
 from langgraph.store.dynamodb.testing import drain_stream, mock_aws
 
 from tests.checkpoint.graphs import chat_graph, say

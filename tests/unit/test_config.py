@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langgraph.store.dynamodb.memory.config import ConfigError, StoreSettings, load_settings
+from langgraph.store.dynamodb.basestore.config import ConfigError, StoreSettings, load_settings
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,7 @@ from langgraph.store.dynamodb.table.keys import (
 )
 from langgraph.store.dynamodb.table.schema import GROUPS_PK, META_PK
 
-from tests.strategies import (
+from tests.hypothesis_strategies import (
     JOINERS,
     Namespace,
     families,

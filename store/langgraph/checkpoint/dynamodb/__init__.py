@@ -5,11 +5,10 @@ memory (threads) next to long-term memory (the store), on one table. Imported on
 May import: `table`.
 """
 
+from langgraph.checkpoint.dynamodb.access import ThreadFullError
+from langgraph.checkpoint.dynamodb.rows import UnserializableValueError
+from langgraph.checkpoint.dynamodb.saver import CheckpointTTL, DynamoDBSaver
 from langgraph.store.dynamodb.table.thread_keys import KeyTooLongError
-
-from .access import ThreadFullError
-from .rows import UnserializableValueError
-from .saver import CheckpointTTL, DynamoDBSaver
 
 __all__ = [
     "CheckpointTTL",

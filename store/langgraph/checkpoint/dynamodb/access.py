@@ -11,13 +11,13 @@ from typing import Any
 from botocore.exceptions import ClientError
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.store.dynamodb.table import clock, dynamo
+from langgraph.store.dynamodb.table.creation import keys_must_match
 from langgraph.store.dynamodb.table.errors import (
     COLLECTION_FULL,
     access_must_be_granted,
     table_must_exist,
 )
 from langgraph.store.dynamodb.table.schema import CP, PK, SK
-from langgraph.store.dynamodb.table.table import keys_must_match
 from langgraph.store.dynamodb.table.thread_keys import Thread
 from langgraph.store.dynamodb.table.ttl import is_expired, ttl_attributes
 

@@ -18,6 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from langgraph.checkpoint.dynamodb.access import Access
+from langgraph.checkpoint.dynamodb.rows import registry_row
+from langgraph.checkpoint.dynamodb.upkeep import run_keys
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.store.dynamodb.table.keys import Namespace
 from langgraph.store.dynamodb.table.row_sources import RowSource
@@ -30,10 +33,6 @@ from langgraph.store.dynamodb.table.schema import (
     THREAD_KIND,
 )
 from langgraph.store.dynamodb.table.thread_keys import Thread, registry_pk, run_pk
-
-from .access import Access
-from .rows import registry_row
-from .upkeep import run_keys
 
 Key = dict[str, str]
 

@@ -22,6 +22,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langgraph.checkpoint.base import DeltaChannelHistory, PendingWrite
+from langgraph.checkpoint.dynamodb.access import Access
+from langgraph.checkpoint.dynamodb.loading import (
+    Key,
+    checkpoint_of,
+    checkpoints_collecting,
+    metadata_of,
+    writes_row,
+)
+from langgraph.checkpoint.dynamodb.payloads import chunk_keys, unpack
+from langgraph.checkpoint.dynamodb.rows import (
+    as_pending,
+    external_chunks,
+    inline_values,
+    pending_writes,
+    value_rows,
+)
 from langgraph.store.dynamodb.table.schema import (
     CHANNEL,
     CHUNKS_FIELD,
@@ -40,11 +56,6 @@ from langgraph.store.dynamodb.table.thread_keys import (
     checkpoints_prefix,
     parse_checkpoint_sk,
 )
-
-from .access import Access
-from .loading import Key, checkpoint_of, checkpoints_collecting, metadata_of, writes_row
-from .payloads import chunk_keys, unpack
-from .rows import as_pending, external_chunks, inline_values, pending_writes, value_rows
 
 # Rows per Query page when the target's metadata gives no distance to a snapshot.
 DEFAULT_DEPTH = 50

@@ -15,6 +15,15 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import CheckpointTuple
+from langgraph.checkpoint.dynamodb.access import Access
+from langgraph.checkpoint.dynamodb.payloads import chunk_keys, unpack
+from langgraph.checkpoint.dynamodb.rows import (
+    as_pending,
+    inline_values,
+    value_row_keys,
+    value_rows,
+    visible_writes,
+)
 from langgraph.store.dynamodb.table.schema import (
     CHUNKS_FIELD,
     CP,
@@ -31,16 +40,6 @@ from langgraph.store.dynamodb.table.thread_keys import (
     parse_checkpoint_sk,
     thread_of_pk,
     writes_sk,
-)
-
-from .access import Access
-from .payloads import chunk_keys, unpack
-from .rows import (
-    as_pending,
-    inline_values,
-    value_row_keys,
-    value_rows,
-    visible_writes,
 )
 
 Key = tuple[str, str]

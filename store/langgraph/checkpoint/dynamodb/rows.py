@@ -30,6 +30,7 @@ from langgraph.checkpoint.base import (
     PendingWrite,
     writes_sort_key,
 )
+from langgraph.checkpoint.dynamodb.payloads import CHUNK_BYTES, chunk_keys, pack
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from langgraph.store.dynamodb.table.schema import (
@@ -75,8 +76,6 @@ from langgraph.store.dynamodb.table.values import (
     MAX_EXPRESSION_OPERATORS,
     MAX_ITEM_BYTES,
 )
-
-from .payloads import CHUNK_BYTES, chunk_keys, pack
 
 # What one row may hold inline: the checkpoint and its metadata, a channel value in a value
 # row, a write. A checkpoint row holds channel values up to `VALUES_INLINE` bytes in all,

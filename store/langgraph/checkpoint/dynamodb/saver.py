@@ -23,8 +23,31 @@ from langgraph.checkpoint.base import (
     get_checkpoint_id,
     get_checkpoint_metadata,
 )
+from langgraph.checkpoint.dynamodb import history, upkeep
+from langgraph.checkpoint.dynamodb.access import SAVER, TRANSACT_LIMIT, Access
+from langgraph.checkpoint.dynamodb.erasure import thread_sources, untenanted_thread_sources
+from langgraph.checkpoint.dynamodb.known import TRUST_SECONDS, Known, expiry_of, margin_ttl
+from langgraph.checkpoint.dynamodb.loading import Key as RowKey
+from langgraph.checkpoint.dynamodb.loading import (
+    Loaded,
+    checkpoints_collecting,
+    load,
+    split,
+    writes_key,
+)
+from langgraph.checkpoint.dynamodb.payloads import chunk_keys, unpack
+from langgraph.checkpoint.dynamodb.rows import (
+    RowSet,
+    WriteSet,
+    checkpoint_rows,
+    keep_alive,
+    registry_row,
+    set_attributes,
+    write_rows,
+    write_updates,
+)
 from langgraph.checkpoint.serde.base import SerializerProtocol
-from langgraph.store.dynamodb.table import clock, dynamo, table
+from langgraph.store.dynamodb.table import clock, creation, dynamo
 from langgraph.store.dynamodb.table.errors import access_must_be_granted
 from langgraph.store.dynamodb.table.lifecycle import Owner
 from langgraph.store.dynamodb.table.row_sources import RowSource
@@ -53,24 +76,6 @@ from langgraph.store.dynamodb.table.thread_keys import (
 from langgraph.store.dynamodb.table.ttl import check_ttl, needs_refresh, ttl_attributes
 from langgraph.store.dynamodb.table.usage import UsageHook
 from langgraph.store.dynamodb.table.values import item_size
-
-from . import history, upkeep
-from .access import SAVER, TRANSACT_LIMIT, Access
-from .erasure import thread_sources, untenanted_thread_sources
-from .known import TRUST_SECONDS, Known, expiry_of, margin_ttl
-from .loading import Key as RowKey
-from .loading import Loaded, checkpoints_collecting, load, split, writes_key
-from .payloads import chunk_keys, unpack
-from .rows import (
-    RowSet,
-    WriteSet,
-    checkpoint_rows,
-    keep_alive,
-    registry_row,
-    set_attributes,
-    write_rows,
-    write_updates,
-)
 
 Key = dict[str, str]
 
@@ -172,7 +177,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         """Create the store's table if it is missing, or check it, exactly as
         `DynamoDBStore.setup()` does (threads need nothing more)."""
         with access_must_be_granted(self.table_name):
-            table.ensure_table(self._client, self.table_name, table_spec(None), owner=SAVER)
+            creation.ensure_table(self._client, self.table_name, table_spec(None), owner=SAVER)
 
     def for_tenant(self, tenant: str) -> Self:
         """This saver, bound to `tenant`: thread-id calls act on that tenant's threads,

@@ -8,6 +8,15 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+from langgraph.checkpoint.dynamodb.access import Access
+from langgraph.checkpoint.dynamodb.loading import checkpoints_collecting, split
+from langgraph.checkpoint.dynamodb.payloads import chunk_keys, unpack
+from langgraph.checkpoint.dynamodb.rows import (
+    inline_values,
+    pending_writes,
+    registry_row,
+    value_rows,
+)
 from langgraph.store.dynamodb.table import clock
 from langgraph.store.dynamodb.table.schema import (
     CHECKPOINT,
@@ -41,11 +50,6 @@ from langgraph.store.dynamodb.table.thread_keys import (
     writes_sk,
 )
 from langgraph.store.dynamodb.table.ttl import is_expired
-
-from .access import Access
-from .loading import checkpoints_collecting, split
-from .payloads import chunk_keys, unpack
-from .rows import inline_values, pending_writes, registry_row, value_rows
 
 STRATEGIES = ("keep_latest", "delete")
 Key = dict[str, str]

@@ -17,31 +17,35 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .embedders.local_embeddings import MiniLMEmbeddings as MiniLMEmbeddings
-    from .extraction.extractor import Extractor as Extractor
-    from .items.model_pin import ModelMismatchError as ModelMismatchError
-    from .jobs.migration import copy_table as copy_table
-    from .jobs.purge import Census as Census
-    from .jobs.purge import PurgeConflictError as PurgeConflictError
-    from .jobs.purge import PurgeResult as PurgeResult
-    from .jobs.reindex import ReindexProgress as ReindexProgress
-    from .jobs.reindex import ReindexSummary as ReindexSummary
-    from .jobs.reindex import reindex as reindex
-    from .memory.store import DynamoDBStore as DynamoDBStore
-    from .memory.vector_index import VectorIndexUnsupportedError as VectorIndexUnsupportedError
-    from .table.errors import AccessDeniedError as AccessDeniedError
-    from .table.errors import NamespaceFullError as NamespaceFullError
-    from .table.errors import TableNotFoundError as TableNotFoundError
-    from .table.iam import tenant_policy as tenant_policy
-    from .table.row_sources import RowSource as RowSource
-    from .table.usage import UsageLogSink as UsageLogSink
+    from langgraph.store.dynamodb.basestore.store import DynamoDBStore as DynamoDBStore
+    from langgraph.store.dynamodb.basestore.vector_index import (
+        VectorIndexUnsupportedError as VectorIndexUnsupportedError,
+    )
+    from langgraph.store.dynamodb.embedders.local_embeddings import (
+        MiniLMEmbeddings as MiniLMEmbeddings,
+    )
+    from langgraph.store.dynamodb.extraction.engine.extractor import Extractor as Extractor
+    from langgraph.store.dynamodb.iam import tenant_policy as tenant_policy
+    from langgraph.store.dynamodb.items.model_pin import ModelMismatchError as ModelMismatchError
+    from langgraph.store.dynamodb.jobs.migration import copy_table as copy_table
+    from langgraph.store.dynamodb.jobs.purge import Census as Census
+    from langgraph.store.dynamodb.jobs.purge import PurgeConflictError as PurgeConflictError
+    from langgraph.store.dynamodb.jobs.purge import PurgeResult as PurgeResult
+    from langgraph.store.dynamodb.jobs.reindex import ReindexProgress as ReindexProgress
+    from langgraph.store.dynamodb.jobs.reindex import ReindexSummary as ReindexSummary
+    from langgraph.store.dynamodb.jobs.reindex import reindex as reindex
+    from langgraph.store.dynamodb.table.errors import AccessDeniedError as AccessDeniedError
+    from langgraph.store.dynamodb.table.errors import NamespaceFullError as NamespaceFullError
+    from langgraph.store.dynamodb.table.errors import TableNotFoundError as TableNotFoundError
+    from langgraph.store.dynamodb.table.row_sources import RowSource as RowSource
+    from langgraph.store.dynamodb.table.usage import UsageLogSink as UsageLogSink
 
 # public name -> the module (below this package) that defines it
 EXPORTS = {
     "AccessDeniedError": "table.errors",
     "Census": "jobs.purge",
-    "DynamoDBStore": "memory.store",
-    "Extractor": "extraction.extractor",
+    "DynamoDBStore": "basestore.store",
+    "Extractor": "extraction.engine.extractor",
     "MiniLMEmbeddings": "embedders.local_embeddings",
     "ModelMismatchError": "items.model_pin",
     "NamespaceFullError": "table.errors",
@@ -52,22 +56,24 @@ EXPORTS = {
     "RowSource": "table.row_sources",
     "TableNotFoundError": "table.errors",
     "UsageLogSink": "table.usage",
-    "VectorIndexUnsupportedError": "memory.vector_index",
+    "VectorIndexUnsupportedError": "basestore.vector_index",
     "copy_table": "jobs.migration",
     "reindex": "jobs.reindex",
-    "tenant_policy": "table.iam",
+    "tenant_policy": "iam",
 }
 __all__ = sorted(EXPORTS)
 
-# module path users were shown before the layout by layer -> where that module is now
+# module path users were shown in earlier versions -> where that module is now
 MOVED = {
     "bedrock_models": "embedders.bedrock_models",
-    "config": "memory.config",
+    "config": "basestore.config",
     "consumer": "stream.consumer",
-    "iam": "table.iam",
+    "extraction.middleware": "recall.middleware",
+    "extraction.recall": "recall.recall",
     "local_embeddings": "embedders.local_embeddings",
     "migration": "jobs.migration",
     "permissions": "table.permissions",
+    "table.iam": "iam",
     "table_spec": "table.table_spec",
     "usage": "table.usage",
 }
@@ -95,13 +101,14 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(
         self, fullname: str, path: Any = None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        parent, _, name = fullname.rpartition(".")
-        if parent != __name__ or name not in MOVED:
+        if fullname.removeprefix(__name__ + ".") not in MOVED:
             return None
         return importlib.util.spec_from_loader(fullname, self)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        module = importlib.import_module(f"{__name__}.{MOVED[spec.name.rpartition('.')[2]]}")
+        module = importlib.import_module(
+            f"{__name__}.{MOVED[spec.name.removeprefix(__name__ + '.')]}"
+        )
         self._specs[spec.name] = module.__spec__
         return module
 

@@ -10,7 +10,7 @@ both on the same table.
 ```
 
 Both are built from the `DYNAMODB_MEMORY_*` environment variables or the config file
-named by `DYNAMODB_MEMORY_CONFIG` (see `langgraph.store.dynamodb.memory.config`). With
+named by `DYNAMODB_MEMORY_CONFIG` (see `langgraph.store.dynamodb.basestore.config`). With
 `DYNAMODB_MEMORY_SETUP=1` the table and index are created at start when missing (handy
 locally; in AWS the CDK stack creates them).
 """
@@ -22,8 +22,8 @@ import os
 from collections.abc import AsyncIterator
 
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
-from langgraph.store.dynamodb.memory.config import ENV_PREFIX, load_settings
-from langgraph.store.dynamodb.memory.store import DynamoDBStore
+from langgraph.store.dynamodb.basestore.config import ENV_PREFIX, load_settings
+from langgraph.store.dynamodb.basestore.store import DynamoDBStore
 
 SETUP_ENV = ENV_PREFIX + "SETUP"
 

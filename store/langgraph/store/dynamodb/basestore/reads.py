@@ -7,6 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from langgraph.store.base import GetOp, ListNamespacesOp, Op, Result, SearchOp
+from langgraph.store.dynamodb.basestore.kv_search import search_rows
+from langgraph.store.dynamodb.basestore.semantic_search import SemanticSearch
 from langgraph.store.dynamodb.items.namespaces import Page, literal_prefix
 from langgraph.store.dynamodb.items.registry import Registry
 from langgraph.store.dynamodb.items.rows import (
@@ -16,8 +18,6 @@ from langgraph.store.dynamodb.items.rows import (
     to_item,
     to_search_item,
 )
-from langgraph.store.dynamodb.memory.kv_search import search_rows
-from langgraph.store.dynamodb.memory.semantic_search import SemanticSearch
 from langgraph.store.dynamodb.table import dynamo
 from langgraph.store.dynamodb.table.keys import Namespace
 from langgraph.store.dynamodb.table.schema import PK, SK

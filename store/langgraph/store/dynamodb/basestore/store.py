@@ -21,6 +21,10 @@ from langgraph.store.base import (
     SearchOp,
     TTLConfig,
 )
+from langgraph.store.dynamodb.basestore.reads import Reader
+from langgraph.store.dynamodb.basestore.semantic_search import SemanticSearch, check_page
+from langgraph.store.dynamodb.basestore.vector_index import ensure_index
+from langgraph.store.dynamodb.basestore.writes import ChangedSinceReadError, Expected, Writer
 from langgraph.store.dynamodb.items.embedding import (
     EmbeddingPlan,
     attach_vectors,
@@ -43,11 +47,7 @@ from langgraph.store.dynamodb.items.model_pin import (
 from langgraph.store.dynamodb.items.registry import Registry
 from langgraph.store.dynamodb.items.rows import build_row, stamp_of
 from langgraph.store.dynamodb.jobs.purge import PurgeResult, purge
-from langgraph.store.dynamodb.memory.reads import Reader
-from langgraph.store.dynamodb.memory.semantic_search import SemanticSearch, check_page
-from langgraph.store.dynamodb.memory.vector_index import ensure_index
-from langgraph.store.dynamodb.memory.writes import ChangedSinceReadError, Expected, Writer
-from langgraph.store.dynamodb.table import clock, dynamo, table
+from langgraph.store.dynamodb.table import clock, creation, dynamo
 from langgraph.store.dynamodb.table.errors import access_must_be_granted, table_must_exist
 from langgraph.store.dynamodb.table.keys import (
     Namespace,
@@ -179,7 +179,7 @@ class DynamoDBStore(Owner, BaseStore):
         several processes. A permission the store's credentials lack raises
         `AccessDeniedError` naming it, as every operation does."""
         with access_must_be_granted(self.table_name):
-            table.ensure_table(self._client, self.table_name, table_spec(self._index))
+            creation.ensure_table(self._client, self.table_name, table_spec(self._index))
             if self._index:
                 ensure_index(self._client, self.table_name, self._index, timeout=timeout)
                 index = self._index

@@ -9,9 +9,9 @@ from typing import Any
 from botocore.exceptions import ClientError
 from langgraph.store.dynamodb.items.embedding import to_search_vector
 from langgraph.store.dynamodb.items.index_config import IndexSettings
+from langgraph.store.dynamodb.table.creation import describe
 from langgraph.store.dynamodb.table.errors import OFFLINE_BACKENDS, UnsupportedBackendError
 from langgraph.store.dynamodb.table.schema import GROUPS_PK, PK, VECTOR
-from langgraph.store.dynamodb.table.table import describe
 from langgraph.store.dynamodb.table.table_spec import attribute_definitions, index_spec
 
 logger = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ INSTALL = "pip install 'langgraph-dynamodb-memory[cli]'"
 def main() -> None:
     """Entry point of the console script."""
     try:
-        from .app import app
+        from langgraph.store.dynamodb.cli.app import app
     except ModuleNotFoundError as error:
         if (error.name or "").split(".")[0] not in EXTRA_MODULES:
             raise

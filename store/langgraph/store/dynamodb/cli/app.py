@@ -16,26 +16,16 @@ from typing import Annotated, Any
 
 import typer
 from langgraph.checkpoint.dynamodb.storage import thread_storage
-from langgraph.store.dynamodb.jobs.tenants import tenant_storage
-from langgraph.store.dynamodb.memory.store import DynamoDBStore
-from langgraph.store.dynamodb.memory.vector_index import find_index
-from langgraph.store.dynamodb.table import permissions
-from langgraph.store.dynamodb.table import table as table_module
-from langgraph.store.dynamodb.table.permissions import PLACEHOLDERS, Component, Resources
-from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
-from rich.live import Live
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.spinner import Spinner
-from rich.table import Table
-
-from . import extraction, threads, transfer
-from . import serve as serving
-from .errors import ENVIRONMENT, NOT_FOUND, CliError, friendly, stderr
-from .files import replacing
-from .output import console, done, print_json
-from .purge import purge_command
-from .status import table_status
-from .target import (
+from langgraph.store.dynamodb.basestore.store import DynamoDBStore
+from langgraph.store.dynamodb.basestore.vector_index import find_index
+from langgraph.store.dynamodb.cli import extraction, threads, transfer
+from langgraph.store.dynamodb.cli import serve as serving
+from langgraph.store.dynamodb.cli.errors import ENVIRONMENT, NOT_FOUND, CliError, friendly, stderr
+from langgraph.store.dynamodb.cli.files import replacing
+from langgraph.store.dynamodb.cli.output import console, done, print_json
+from langgraph.store.dynamodb.cli.purge import purge_command
+from langgraph.store.dynamodb.cli.status import table_status
+from langgraph.store.dynamodb.cli.target import (
     JsonOpt,
     TableOpt,
     Target,
@@ -44,6 +34,14 @@ from .target import (
     parse_object,
     targeted,
 )
+from langgraph.store.dynamodb.jobs.tenants import tenant_storage
+from langgraph.store.dynamodb.table import creation, permissions
+from langgraph.store.dynamodb.table.permissions import PLACEHOLDERS, Component, Resources
+from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
+from rich.live import Live
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.spinner import Spinner
+from rich.table import Table
 
 app = typer.Typer(
     name="dynamodb-memory",
@@ -164,7 +162,7 @@ def _indexed_store(target: Target, *, writes: bool) -> DynamoDBStore:
     index = store.index_settings
     if index is None and writes:
         return store  # key-value writes
-    description = table_module.describe(store.client, target.table)
+    description = creation.describe(store.client, target.table)
     if description is None:
         return store  # a missing table is reported by the command's own first request
     if find_index(description, index.index_name if index else DEFAULT_INDEX_NAME):
@@ -209,7 +207,7 @@ def _setup_with_progress(run: Any, client: Any, table_name: str) -> None:
 
 
 def _progress_text(client: Any, table_name: str) -> str:
-    description = table_module.describe(client, table_name)
+    description = creation.describe(client, table_name)
     if description is None:
         return f"Creating table {table_name}…"
     parts = [f"table {description.get('TableStatus')}"]

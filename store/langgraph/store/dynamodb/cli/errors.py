@@ -18,8 +18,8 @@ from botocore.exceptions import (
 )
 from botocore.exceptions import ConnectionError as BotoConnectionError
 from langgraph.store.base import InvalidNamespaceError
-from langgraph.store.dynamodb.memory.config import ConfigError
-from langgraph.store.dynamodb.memory.vector_index import VectorIndexUnsupportedError
+from langgraph.store.dynamodb.basestore.config import ConfigError
+from langgraph.store.dynamodb.basestore.vector_index import VectorIndexUnsupportedError
 from langgraph.store.dynamodb.table.errors import (
     AccessDeniedError,
     KeySchemaError,

@@ -13,18 +13,17 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from langgraph.store.dynamodb.cli.errors import BAD_INPUT, CliError, friendly
+from langgraph.store.dynamodb.cli.output import console, done, print_json
+from langgraph.store.dynamodb.cli.target import Target, targeted
 from langgraph.store.dynamodb.extraction import (
     ExtractionConfig,
     ExtractionConfigError,
     Extractor,
     TenantOverride,
 )
-from langgraph.store.dynamodb.extraction.config import parse
+from langgraph.store.dynamodb.extraction.engine.config import parse
 from rich.table import Table
-
-from .errors import BAD_INPUT, CliError, friendly
-from .output import console, done, print_json
-from .target import Target, targeted
 
 app = typer.Typer(
     help="Memories formed in the background: config, status, replay.",

@@ -6,9 +6,8 @@ import json
 import sys
 from typing import Any
 
+from langgraph.store.dynamodb.cli.target import Target
 from rich.console import Console
-
-from .target import Target
 
 console = Console(highlight=False)
 

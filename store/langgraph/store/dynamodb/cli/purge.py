@@ -14,6 +14,8 @@ from langgraph.checkpoint.dynamodb.erasure import (
     thread_sources,
     untenanted_thread_sources,
 )
+from langgraph.store.dynamodb.cli.errors import ENVIRONMENT, CliError, confirm_or_decline, friendly
+from langgraph.store.dynamodb.cli.target import Target, parse_namespace, targeted
 from langgraph.store.dynamodb.jobs.purge import (
     Census,
     PurgeConflictError,
@@ -25,9 +27,6 @@ from langgraph.store.dynamodb.table.row_sources import RowSource
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
-
-from .errors import ENVIRONMENT, CliError, confirm_or_decline, friendly
-from .target import Target, parse_namespace, targeted
 
 console = Console(highlight=False)
 

@@ -12,8 +12,7 @@ from types import FrameType
 from typing import Any
 
 import boto3
-
-from .errors import ENVIRONMENT, CliError
+from langgraph.store.dynamodb.cli.errors import ENVIRONMENT, CliError
 
 DEFAULT_PORT = 8484
 DEFAULT_HOST = "127.0.0.1"
@@ -68,10 +67,9 @@ def run(
     at stop drain the endpoint (later requests are refused, admitted ones applied) before
     saving it, so every write the endpoint acknowledged is in the file. `on_ready(url,
     items_loaded)` runs once the endpoint answers, `on_stop(items_saved)` after the save."""
+    from langgraph.store.dynamodb.cli import state as snapshot
     from langgraph.store.dynamodb.testing import EmulatorSettings, emulated_regions
     from langgraph.store.dynamodb.testing.mock import running_endpoint
-
-    from . import state as snapshot
 
     if not 0 <= port <= MAX_PORT:
         raise CliError(f"--port must be from 0 (any free port) to {MAX_PORT}, got {port}.")

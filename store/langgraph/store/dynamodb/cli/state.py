@@ -19,10 +19,9 @@ from types import TracebackType
 from typing import Any
 
 from botocore.exceptions import ClientError, ParamValidationError
-
-from .errors import BAD_INPUT, ENVIRONMENT, CliError
-from .files import replacing, temp_sibling
-from .wire import binary_as, to_bytes, to_text
+from langgraph.store.dynamodb.cli.errors import BAD_INPUT, ENVIRONMENT, CliError
+from langgraph.store.dynamodb.cli.files import replacing, temp_sibling
+from langgraph.store.dynamodb.cli.wire import binary_as, to_bytes, to_text
 
 ClientFor = Callable[[str], Any]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from langgraph.store.dynamodb.basestore.store import DynamoDBStore
 from langgraph.store.dynamodb.items.model_pin import identity_of, read_pin
-from langgraph.store.dynamodb.memory.store import DynamoDBStore
-from langgraph.store.dynamodb.table import dynamo, table
+from langgraph.store.dynamodb.table import creation, dynamo
 from langgraph.store.dynamodb.table.errors import TableNotFoundError
 from langgraph.store.dynamodb.table.schema import ITEM_PREFIX, PENDING, SK
 
@@ -18,7 +18,7 @@ def table_status(store: DynamoDBStore, *, exact: bool) -> dict[str, Any]:
     full Scan (costly on a big table; otherwise DynamoDB's approximate ItemCount of all
     rows)."""
     client = store.client
-    description = table.describe(client, store.table_name)
+    description = creation.describe(client, store.table_name)
     if description is None:
         raise TableNotFoundError(
             f"DynamoDB table {store.table_name!r} was not found in region "

@@ -13,18 +13,17 @@ import typer
 from botocore.config import Config
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.base import Item
+from langgraph.store.dynamodb.basestore.config import StoreSettings, load_settings
+from langgraph.store.dynamodb.basestore.store import DynamoDBStore
+from langgraph.store.dynamodb.cli.errors import ENVIRONMENT, CliError
 from langgraph.store.dynamodb.embedders.lexical import LexicalEmbeddings
 from langgraph.store.dynamodb.embedders.local_embeddings import MiniLMEmbeddings
 from langgraph.store.dynamodb.items.model_pin import BEDROCK, identity_of, read_pin
-from langgraph.store.dynamodb.memory.config import StoreSettings, load_settings
-from langgraph.store.dynamodb.memory.store import DynamoDBStore
 from langgraph.store.dynamodb.table.dynamo import fail_fast_on_connection_errors
 from langgraph.store.dynamodb.table.errors import TableNotFoundError, table_must_exist
 from langgraph.store.dynamodb.table.keys import Namespace
 from langgraph.store.dynamodb.table.schema import PIN_FIELDS
 from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
-
-from .errors import ENVIRONMENT, CliError
 
 R = TypeVar("R")
 

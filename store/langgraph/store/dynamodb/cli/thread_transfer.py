@@ -18,12 +18,11 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
+from langgraph.store.dynamodb.cli.errors import PartlyDone
+from langgraph.store.dynamodb.cli.wire import binary_as, json_object, to_bytes, to_text
 from langgraph.store.dynamodb.table import dynamo
 from langgraph.store.dynamodb.table.schema import BLOB, CHECKPOINT, CHUNK, PK, SK
 from langgraph.store.dynamodb.table.thread_keys import Thread
-
-from .errors import PartlyDone
-from .wire import binary_as, json_object, to_bytes, to_text
 
 FIELDS = ("tenant", "thread_id", "row")
 ROW_KINDS = (CHECKPOINT, BLOB, CHUNK)

@@ -15,13 +15,18 @@ from typing import Annotated, Any
 import typer
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
+from langgraph.store.dynamodb.cli import thread_transfer
+from langgraph.store.dynamodb.cli.errors import (
+    NOT_FOUND,
+    CliError,
+    confirm_or_decline,
+    friendly,
+    stderr,
+)
+from langgraph.store.dynamodb.cli.files import replacing
+from langgraph.store.dynamodb.cli.output import console, done, print_json
+from langgraph.store.dynamodb.cli.target import Target, targeted
 from rich.table import Table
-
-from . import thread_transfer
-from .errors import NOT_FOUND, CliError, confirm_or_decline, friendly, stderr
-from .files import replacing
-from .output import console, done, print_json
-from .target import Target, targeted
 
 app = typer.Typer(
     help="The checkpointer's threads (short-term memory) on the table.\n\nThe threads a "

@@ -26,8 +26,11 @@ from typing import IO, Any, Literal
 
 from botocore.exceptions import ClientError
 from langgraph.store.base import PutOp
+from langgraph.store.dynamodb.basestore.store import DynamoDBStore
+from langgraph.store.dynamodb.cli.errors import PartlyDone
+from langgraph.store.dynamodb.cli.status import MAX_NAMESPACES
+from langgraph.store.dynamodb.cli.wire import json_object
 from langgraph.store.dynamodb.items.rows import build_row, key_of, stamp_of
-from langgraph.store.dynamodb.memory.store import DynamoDBStore
 from langgraph.store.dynamodb.table import clock, dynamo
 from langgraph.store.dynamodb.table.keys import (
     Namespace,
@@ -52,10 +55,6 @@ from langgraph.store.dynamodb.table.schema import (
 )
 from langgraph.store.dynamodb.table.ttl import is_expired
 from langgraph.store.dynamodb.table.values import decode_value, encode_value
-
-from .errors import PartlyDone
-from .status import MAX_NAMESPACES
-from .wire import json_object
 
 PAGE = 500
 FIELDS = (

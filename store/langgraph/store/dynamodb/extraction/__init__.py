@@ -6,22 +6,56 @@ The seam: `Strategy.extract` turns a `Transcript` into `Candidate`s; a `Consolid
 decides what each candidate does to the memories already known (`Decision`); the
 extractor applies the decisions, advances the thread's cursor and records usage.
 
-May import: `table`, `embedders`, `items`, `jobs`, `memory`, `checkpoint`.
+Its parts are subpackages, each stating what it may import: `strategies` (the seam and
+the strategies), `consolidation`, `engine` and `worker` (the Lambda's logic). The read
+side, recall, is a layer of its own below this one.
+
+May import: `table`, `embedders`, `items`, `jobs`, `basestore`, `handlers`,
+`langgraph.checkpoint.dynamodb`, `recall`.
 """
 
-from .candidates import Candidate, Provenance, memory_key
-from .config import Consolidation, ExtractionConfig, ExtractionConfigError, TenantOverride
-from .consolidation import Add, AddEach, Consolidator, Decision, NoOp, Supersede, Update
-from .custom import CustomStrategy
-from .episodic import EpisodicMemory
-from .errors import ExtractionError, MalformedAnswerError
-from .extractor import Extractor, RunReport, StrategyStatus
-from .nearest import NearestConsolidator
-from .preferences import UserPreferences
-from .semantic_facts import SemanticFacts
-from .strategy import STRATEGIES, Strategy, Trigger, register
-from .summary import SessionSummaries
-from .transcript import Message, Transcript
+from langgraph.store.dynamodb.extraction.consolidation.decisions import (
+    Add,
+    AddEach,
+    Consolidator,
+    Decision,
+    NoOp,
+    Supersede,
+    Update,
+)
+from langgraph.store.dynamodb.extraction.consolidation.nearest import NearestConsolidator
+from langgraph.store.dynamodb.extraction.engine.config import (
+    Consolidation,
+    ExtractionConfig,
+    ExtractionConfigError,
+    TenantOverride,
+)
+from langgraph.store.dynamodb.extraction.engine.extractor import (
+    Extractor,
+    RunReport,
+    StrategyStatus,
+)
+from langgraph.store.dynamodb.extraction.strategies.candidates import (
+    Candidate,
+    Provenance,
+    memory_key,
+)
+from langgraph.store.dynamodb.extraction.strategies.custom import CustomStrategy
+from langgraph.store.dynamodb.extraction.strategies.episodic import EpisodicMemory
+from langgraph.store.dynamodb.extraction.strategies.errors import (
+    ExtractionError,
+    MalformedAnswerError,
+)
+from langgraph.store.dynamodb.extraction.strategies.preferences import UserPreferences
+from langgraph.store.dynamodb.extraction.strategies.semantic_facts import SemanticFacts
+from langgraph.store.dynamodb.extraction.strategies.strategy import (
+    STRATEGIES,
+    Strategy,
+    Trigger,
+    register,
+)
+from langgraph.store.dynamodb.extraction.strategies.summary import SessionSummaries
+from langgraph.store.dynamodb.extraction.strategies.transcript import Message, Transcript
 
 __all__ = [
     "STRATEGIES",

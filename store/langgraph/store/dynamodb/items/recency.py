@@ -18,9 +18,9 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.creation import missing_recency_index
 from langgraph.store.dynamodb.table.keys import Namespace, encode_namespace
 from langgraph.store.dynamodb.table.schema import PK, RECENCY_INDEX
-from langgraph.store.dynamodb.table.table import missing_recency_index
 
 
 class Newest:

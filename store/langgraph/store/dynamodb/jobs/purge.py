@@ -47,7 +47,9 @@ from typing import Any
 
 from langgraph.store.dynamodb.items import vector_rows
 from langgraph.store.dynamodb.items.registry import Registry
-from langgraph.store.dynamodb.table import clock, dynamo, resume_markers
+from langgraph.store.dynamodb.jobs import resume_markers
+from langgraph.store.dynamodb.jobs.resume_markers import ResumeMarker, scope_of
+from langgraph.store.dynamodb.table import clock, dynamo
 from langgraph.store.dynamodb.table.keys import (
     GROUP_LABELS,
     SEPARATOR,
@@ -59,7 +61,6 @@ from langgraph.store.dynamodb.table.keys import (
     registry_prefix,
     registry_sort_key,
 )
-from langgraph.store.dynamodb.table.resume_markers import ResumeMarker, scope_of
 from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.schema import (
     GROUPS_PK,

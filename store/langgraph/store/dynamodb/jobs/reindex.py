@@ -35,6 +35,7 @@ from langgraph.store.dynamodb.items.vector_writes import (
     EmbedJob,
     VectorWriter,
 )
+from langgraph.store.dynamodb.jobs.resume_markers import ResumeMarker
 from langgraph.store.dynamodb.table import clock, dynamo
 from langgraph.store.dynamodb.table.keys import (
     Namespace,
@@ -43,7 +44,6 @@ from langgraph.store.dynamodb.table.keys import (
     encode_namespace,
     namespace_of_registry_key,
 )
-from langgraph.store.dynamodb.table.resume_markers import ResumeMarker
 from langgraph.store.dynamodb.table.schema import (
     CONTENT_HASH,
     EXPIRES_AT,

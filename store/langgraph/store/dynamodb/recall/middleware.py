@@ -12,8 +12,7 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.config import get_config
-
-from .recall import RecallSource, recall_or_nothing, render
+from langgraph.store.dynamodb.recall.recall import RecallSource, recall_or_nothing, render
 
 
 class MemoryRecall(AgentMiddleware):

@@ -14,9 +14,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from langgraph.store.base import BaseStore, Item, SearchItem, SearchOp
-
-from .fields import CURRENT_ONLY, STATUS, SUPERSEDED, SUPERSEDED_AT, TEXT
-from .strategy import PLACEHOLDER
+from langgraph.store.dynamodb.recall.fields import (
+    CURRENT_ONLY,
+    STATUS,
+    SUPERSEDED,
+    SUPERSEDED_AT,
+    TEXT,
+)
+from langgraph.store.dynamodb.recall.templates import fill
 
 logger = logging.getLogger(__name__)
 CHARS_PER_TOKEN = 4
@@ -35,7 +40,7 @@ class RecallSource:
     def filled(self, values: Mapping[str, str]) -> tuple[str, ...] | None:
         """The template filled with `values`; None when one it names is missing."""
         try:
-            return tuple(PLACEHOLDER.sub(lambda m: values[m[1]], part) for part in self.namespace)
+            return fill(self.namespace, values)
         except KeyError:
             return None
 

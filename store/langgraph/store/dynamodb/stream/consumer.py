@@ -42,6 +42,7 @@ from aws_lambda_powertools.utilities.batch import (
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from langchain_core.embeddings import Embeddings
 from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
+from langgraph.store.dynamodb.handlers.tracing import Tracing
 from langgraph.store.dynamodb.items.embedding import content_hash, texts_to_embed
 from langgraph.store.dynamodb.items.model_pin import (
     BEDROCK,
@@ -81,7 +82,6 @@ from langgraph.store.dynamodb.table.schema import (
     VALUE,
 )
 from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
-from langgraph.store.dynamodb.table.tracing import Tracing
 from langgraph.store.dynamodb.table.ttl import SWEEPER
 from langgraph.store.dynamodb.table.usage import UsageHook, UsageLogSink, UsageMeter
 from langgraph.store.dynamodb.table.values import decode_value

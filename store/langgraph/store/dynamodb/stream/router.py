@@ -18,12 +18,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from langgraph.store.dynamodb.stream.event_filter import matches_any
-from langgraph.store.dynamodb.table.extraction_queue import (
+from langgraph.store.dynamodb.handlers.extraction_queue import (
     BATCH_ENTRIES,
     ExtractionRequest,
     send_entry,
 )
+from langgraph.store.dynamodb.stream.event_filter import matches_any
 from langgraph.store.dynamodb.table.schema import CP, PK, SK, THREAD_KIND, TYPE
 from langgraph.store.dynamodb.table.thread_keys import (
     checkpoints_prefix,

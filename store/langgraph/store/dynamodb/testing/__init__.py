@@ -6,15 +6,19 @@
 :class:`ScriptedChatModel` plays an agent's chat model without an LLM.
 """
 
-from ._moto_compat import IncompatibleMotoError, incompatible
-from .chat import ScriptedChatModel, tool_call
+from langgraph.store.dynamodb.testing._moto_compat import IncompatibleMotoError, incompatible
+from langgraph.store.dynamodb.testing.chat import ScriptedChatModel, tool_call
 
 try:
     from langgraph.store.dynamodb.embedders.lexical import LexicalEmbedder, LexicalEmbeddings
-
-    from ._settings import EmulatorSettings, current_settings
-    from .mock import EmulatedMockAWS, local_endpoint, local_endpoint_process, mock_aws
-    from .streams import (
+    from langgraph.store.dynamodb.testing._settings import EmulatorSettings, current_settings
+    from langgraph.store.dynamodb.testing.mock import (
+        EmulatedMockAWS,
+        local_endpoint,
+        local_endpoint_process,
+        mock_aws,
+    )
+    from langgraph.store.dynamodb.testing.streams import (
         BackgroundConsumer,
         DrainReport,
         LambdaContext,
@@ -22,8 +26,8 @@ try:
         matches_filter,
         run_consumer,
     )
-    from .tables import emulated_regions, emulated_tables
-    from .ttl import TTL_USER_IDENTITY, expire_ttl_items
+    from langgraph.store.dynamodb.testing.tables import emulated_regions, emulated_tables
+    from langgraph.store.dynamodb.testing.ttl import TTL_USER_IDENTITY, expire_ttl_items
 except ImportError as error:
     # A moto without a module or name the emulation imports: say which moto, and the range.
     if isinstance(error, IncompatibleMotoError) or not (error.name or "").startswith("moto"):

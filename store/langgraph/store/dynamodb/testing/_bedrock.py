@@ -8,10 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 from langgraph.store.dynamodb.embedders.lexical import LexicalEmbedder
+from langgraph.store.dynamodb.testing._moto_compat import check_targets
 from moto.bedrockruntime.models import BedrockRuntimeBackend
 from moto.core.exceptions import ServiceException
-
-from ._moto_compat import check_targets
 
 TITAN_V2 = "amazon.titan-embed-text-v2:0"
 TITAN_V1 = "amazon.titan-embed-text-v1"

@@ -20,13 +20,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from langgraph.store.dynamodb.testing._errors import ItemCollectionSizeLimitExceeded
+from langgraph.store.dynamodb.testing._settings import current_settings
 from moto.dynamodb.exceptions import ItemSizeTooLarge, RangeKeyTooLong
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.models.utilities import bytesize
-
-from ._errors import ItemCollectionSizeLimitExceeded
-from ._settings import current_settings
 
 MAX_ITEM_BYTES = 400 * 1024
 MAX_SORT_KEY_BYTES = 1024

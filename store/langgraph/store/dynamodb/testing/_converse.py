@@ -11,13 +11,10 @@ import time
 import uuid
 from typing import Any
 
-from langgraph.store.dynamodb.extraction.models import is_known
-from moto.bedrockruntime.responses import BedrockRuntimeResponse
-from moto.core.responses import ActionResult
-
-from ._bedrock import BedrockValidationError
-from ._settings import current_settings
-from .extractor import (
+from langgraph.store.dynamodb.extraction.strategies.chat_models import is_known
+from langgraph.store.dynamodb.testing._bedrock import BedrockValidationError
+from langgraph.store.dynamodb.testing._settings import current_settings
+from langgraph.store.dynamodb.testing.extractor import (
     consolidate,
     extract_episodes,
     extract_facts,
@@ -25,6 +22,8 @@ from .extractor import (
     extract_summary,
     fill_schema,
 )
+from moto.bedrockruntime.responses import BedrockRuntimeResponse
+from moto.core.responses import ActionResult
 
 MEMORIES = "memories"
 DECISIONS = "decisions"

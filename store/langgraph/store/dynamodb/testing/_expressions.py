@@ -23,10 +23,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from langgraph.store.dynamodb.table.values import MAX_EXPRESSION_BYTES, MAX_EXPRESSION_OPERATORS
+from langgraph.store.dynamodb.testing._errors import ValidationError
 from moto.core.responses import ActionResult
 from moto.dynamodb.responses import DynamoHandler
-
-from ._errors import ValidationError
 
 # Frames moto needs for the deepest expression within the limits (about 1,000 REMOVE
 # actions in 4 KB, a dozen frames each), with room for the rest of the stack.

@@ -28,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from langgraph.store.dynamodb.testing._errors import DYNAMODB_ERROR_PREFIX, AccessDenied
+from langgraph.store.dynamodb.testing._moto_compat import check_targets
 from moto import settings as moto_settings
 from moto.bedrockruntime.responses import BedrockRuntimeResponse
 from moto.core.authorization import ActionAuthenticatorMixin
@@ -35,9 +37,6 @@ from moto.core.exceptions import AccessDeniedError
 from moto.dynamodb.responses import DynamoHandler
 from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
 from moto.utilities.utils import get_partition
-
-from ._errors import DYNAMODB_ERROR_PREFIX, AccessDenied
-from ._moto_compat import check_targets
 
 AUTHORIZE = "_authenticate_and_authorize_normal_action"
 

@@ -25,6 +25,28 @@ from typing import Any
 
 from langgraph.store.dynamodb.table.dynamo import mark_emulated
 from langgraph.store.dynamodb.table.values import MAX_ITEM_BYTES, attribute_size
+from langgraph.store.dynamodb.testing import _capacity as capacity
+from langgraph.store.dynamodb.testing import _collections as lsi
+from langgraph.store.dynamodb.testing import _iam, _lsi_fetch, _transactions
+from langgraph.store.dynamodb.testing import _vector as v
+from langgraph.store.dynamodb.testing._bedrock import install as install_bedrock
+from langgraph.store.dynamodb.testing._converse import install as install_converse
+from langgraph.store.dynamodb.testing._errors import (
+    ValidationError,
+    limit_exceeded_one_online_index,
+)
+from langgraph.store.dynamodb.testing._expressions import checked
+from langgraph.store.dynamodb.testing._moto_compat import check_targets
+from langgraph.store.dynamodb.testing._partition_query import partition_query, scoped_all_items
+from langgraph.store.dynamodb.testing._read_speed import (
+    cached_sort,
+    list_size,
+    project_named,
+    shallow_copy,
+    sharing_values,
+)
+from langgraph.store.dynamodb.testing._search import search_vectors
+from langgraph.store.dynamodb.testing._wire_items import wire_attribute_values
 from moto import backend_index
 from moto.core.responses import ActionResult
 from moto.core.serialize import BaseJSONSerializer
@@ -37,20 +59,6 @@ from moto.dynamodb.responses import DynamoHandler, DynamoResult
 from moto.dynamodbstreams import urls as streams_urls
 from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
 from moto.sqs.responses import SQSResponse
-
-from . import _capacity as capacity
-from . import _collections as lsi
-from . import _iam, _lsi_fetch, _transactions
-from . import _vector as v
-from ._bedrock import install as install_bedrock
-from ._converse import install as install_converse
-from ._errors import ValidationError, limit_exceeded_one_online_index
-from ._expressions import checked
-from ._moto_compat import check_targets
-from ._partition_query import partition_query, scoped_all_items
-from ._read_speed import cached_sort, list_size, project_named, shallow_copy, sharing_values
-from ._search import search_vectors
-from ._wire_items import wire_attribute_values
 
 SEARCH_URL_BASES = (
     r"https?://search-dynamodb\.(.+)\.amazonaws\.com",

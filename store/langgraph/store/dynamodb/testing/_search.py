@@ -8,10 +8,16 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from langgraph.store.dynamodb.testing._errors import ResourceNotFound, ValidationError
+from langgraph.store.dynamodb.testing._vector import (
+    MAX_TOP_K,
+    MIN_SEARCH_BYTES,
+    VectorIndex,
+    indexes,
+    now,
+    partition,
+)
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
-
-from ._errors import ResourceNotFound, ValidationError
-from ._vector import MAX_TOP_K, MIN_SEARCH_BYTES, VectorIndex, indexes, now, partition
 
 _COND = "Invalid SearchConditionExpression: "
 _BAD_COMPARATOR = _COND + "Invalid comparator used in SearchConditionExpression"

@@ -20,10 +20,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from langgraph.store.dynamodb.table.schema import META_PK
+from langgraph.store.dynamodb.testing._errors import (
+    LimitExceeded,
+    ResourceNotFound,
+    ValidationError,
+)
+from langgraph.store.dynamodb.testing._settings import current_settings
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
-
-from ._errors import LimitExceeded, ResourceNotFound, ValidationError
-from ._settings import current_settings
 
 INVALID = "One or more parameter values were invalid: "
 MAX_VECTOR_INDEXES = 5
@@ -402,7 +405,7 @@ def apply_updates(table: Any, updates: list[dict[str, Any]], attr_defs: list[Any
     if len(updates) == 0:
         return
     if len(updates) > 1:
-        from ._errors import limit_exceeded_one_online_index
+        from langgraph.store.dynamodb.testing._errors import limit_exceeded_one_online_index
 
         raise limit_exceeded_one_online_index()
     update = updates[0]
@@ -426,7 +429,7 @@ def apply_updates(table: Any, updates: list[dict[str, Any]], attr_defs: list[Any
         if create["IndexName"] in current or create["IndexName"] in other_index_names(table):
             raise ValidationError("Attempting to create an index which already exists")
         if any(ix.busy(t) for ix in current.values()):
-            from ._errors import limit_exceeded_one_online_index
+            from langgraph.store.dynamodb.testing._errors import limit_exceeded_one_online_index
 
             raise limit_exceeded_one_online_index()
         if len(current) >= MAX_VECTOR_INDEXES:
@@ -444,7 +447,7 @@ def apply_updates(table: Any, updates: list[dict[str, Any]], attr_defs: list[Any
         if name not in current or current[name].deleting_since is not None:
             raise ResourceNotFound(f"Requested resource not found: Index: {name} not found")
         if any(ix.busy(t) for ix in current.values()):
-            from ._errors import limit_exceeded_one_online_index
+            from langgraph.store.dynamodb.testing._errors import limit_exceeded_one_online_index
 
             raise limit_exceeded_one_online_index()
         ix = current[name]

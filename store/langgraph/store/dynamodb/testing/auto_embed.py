@@ -19,12 +19,11 @@ from langgraph.store.dynamodb.embedders.lexical import LexicalEmbeddings
 from langgraph.store.dynamodb.items.model_pin import BEDROCK, ModelIdentity
 from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERNS, StreamConsumer
 from langgraph.store.dynamodb.table.schema import PIN_PREFIX
+from langgraph.store.dynamodb.testing import _vector as v
+from langgraph.store.dynamodb.testing._poller import Poller
+from langgraph.store.dynamodb.testing.streams import drain_stream
 from moto.core.models import MockAWS
 from moto.dynamodb.models import dynamodb_backends
-
-from . import _vector as v
-from ._poller import Poller
-from .streams import drain_stream
 
 logger = logging.getLogger(__name__)
 

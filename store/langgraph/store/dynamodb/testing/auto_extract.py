@@ -27,23 +27,22 @@ from typing import Any
 
 import boto3
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
-from langgraph.store.dynamodb.extraction.extractor import Extractor
-from langgraph.store.dynamodb.extraction.worker import ExtractionWorker
+from langgraph.store.dynamodb.basestore.store import DynamoDBStore
+from langgraph.store.dynamodb.extraction.engine.extractor import Extractor
+from langgraph.store.dynamodb.extraction.worker.queue_worker import ExtractionWorker
+from langgraph.store.dynamodb.handlers.extraction_queue import ExtractionRequest
 from langgraph.store.dynamodb.items.model_pin import read_pin
-from langgraph.store.dynamodb.memory.store import DynamoDBStore
 from langgraph.store.dynamodb.stream.consumer import StreamConsumer
 from langgraph.store.dynamodb.stream.router import CHECKPOINT_PATTERN
-from langgraph.store.dynamodb.table.extraction_queue import ExtractionRequest
 from langgraph.store.dynamodb.table.schema import EXTRACTION_CONFIG, PIN_FIELDS
+from langgraph.store.dynamodb.testing import _vector as v
+from langgraph.store.dynamodb.testing._poller import Poller
+from langgraph.store.dynamodb.testing.auto_embed import pinned_indexes, runnable_embeddings
+from langgraph.store.dynamodb.testing.queues import BackgroundQueue, drain_queue
+from langgraph.store.dynamodb.testing.streams import LambdaContext, drain_stream
 from moto.core.models import MockAWS
 from moto.dynamodb.models import dynamodb_backends
 from moto.dynamodb.models.dynamo_type import DynamoType
-
-from . import _vector as v
-from ._poller import Poller
-from .auto_embed import pinned_indexes, runnable_embeddings
-from .queues import BackgroundQueue, drain_queue
-from .streams import LambdaContext, drain_stream
 
 logger = logging.getLogger(__name__)
 

@@ -10,13 +10,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import moto
+from langgraph.store.dynamodb.testing._patch import install
+from langgraph.store.dynamodb.testing._settings import EmulatorSettings, pop_settings, push_settings
 from moto.core.models import MockAWS
 
-from ._patch import install
-from ._settings import EmulatorSettings, pop_settings, push_settings
-
 if TYPE_CHECKING:
-    from ._server import EndpointServer
+    from langgraph.store.dynamodb.testing._server import EndpointServer
 
 T = TypeVar("T")
 
@@ -197,9 +196,8 @@ def running_endpoint(
     """:func:`local_endpoint` with resolved `settings`, yielding the running `Endpoint`."""
     import logging
 
+    from langgraph.store.dynamodb.testing._server import EndpointServer
     from moto.core.base_backend import BackendDict
-
-    from ._server import EndpointServer
 
     install()
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
@@ -209,7 +207,7 @@ def running_endpoint(
     push_settings(settings)
     try:
         with contextlib.ExitStack() as background:
-            from .streams import run_consumer
+            from langgraph.store.dynamodb.testing.streams import run_consumer
 
             if not {"AWS_ACCESS_KEY_ID", "AWS_PROFILE"} & set(os.environ):
                 fake = fake_credentials_env()
@@ -220,13 +218,13 @@ def running_endpoint(
             for table_name, handler in (consumers or {}).items():
                 background.enter_context(run_consumer(table_name, handler))
             if embed_stream:
-                from .auto_embed import AutoEmbedder
+                from langgraph.store.dynamodb.testing.auto_embed import AutoEmbedder
 
                 embedder = AutoEmbedder(server.url, skip=set(consumers or ()))
                 embedder.start()
                 background.callback(embedder.stop)
             if extraction:
-                from .auto_extract import AutoExtractor
+                from langgraph.store.dynamodb.testing.auto_extract import AutoExtractor
 
                 extractor = AutoExtractor(server.url, skip=set(consumers or ()))
                 extractor.start()

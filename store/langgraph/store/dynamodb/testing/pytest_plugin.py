@@ -21,9 +21,13 @@ from typing import Any
 
 import boto3
 import pytest
-
-from ._settings import EmulatorSettings
-from .mock import fake_credentials_env, local_endpoint, mock_aws, patched_env
+from langgraph.store.dynamodb.testing._settings import EmulatorSettings
+from langgraph.store.dynamodb.testing.mock import (
+    fake_credentials_env,
+    local_endpoint,
+    mock_aws,
+    patched_env,
+)
 
 DEFAULT_REGION = "us-east-1"
 

@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import boto3
+from langgraph.store.dynamodb.testing._poller import Poller
+from langgraph.store.dynamodb.testing.streams import LambdaContext
 from moto.sqs.models import sqs_backends
-
-from ._poller import Poller
-from .streams import LambdaContext
 
 __all__ = [
     "BackgroundQueue",

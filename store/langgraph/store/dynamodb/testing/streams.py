@@ -20,10 +20,9 @@ from datetime import datetime
 from typing import Any
 
 from langgraph.store.dynamodb.stream.event_filter import matches_any, matches_filter, parse_patterns
+from langgraph.store.dynamodb.testing import _vector as v
+from langgraph.store.dynamodb.testing._poller import Poller
 from moto.dynamodb.models import dynamodb_backends
-
-from . import _vector as v
-from ._poller import Poller
 
 __all__ = [
     "BackgroundConsumer",

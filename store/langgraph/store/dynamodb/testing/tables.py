@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from langgraph.store.dynamodb.testing._vector import iter_tables
 from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import dynamodb_backends
-
-from ._vector import iter_tables
 
 
 def emulated_tables() -> list[tuple[str, str, str]]:

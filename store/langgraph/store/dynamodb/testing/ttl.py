@@ -7,9 +7,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from langgraph.store.dynamodb.table.ttl import SWEEPER
+from langgraph.store.dynamodb.testing import _vector as v
 from moto.dynamodb.models import dynamodb_backends
-
-from . import _vector as v
 
 __all__ = ["TTL_USER_IDENTITY", "expire_ttl_items"]
 

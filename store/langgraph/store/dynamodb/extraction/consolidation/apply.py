@@ -15,12 +15,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from langgraph.store.base import Item, PutOp
-from langgraph.store.dynamodb.memory.store import DynamoDBStore
-from langgraph.store.dynamodb.table import clock
-
-from .candidates import Candidate
-from .consolidation import Add, Decision, NoOp, Supersede, Update
-from .fields import (
+from langgraph.store.dynamodb.basestore.store import DynamoDBStore
+from langgraph.store.dynamodb.extraction.consolidation.decisions import (
+    Add,
+    Decision,
+    NoOp,
+    Supersede,
+    Update,
+)
+from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
+from langgraph.store.dynamodb.recall.fields import (
     CONTENT,
     CURRENT,
     MAX_REVISIONS,
@@ -34,6 +38,7 @@ from .fields import (
     content_of,
     thread_of,
 )
+from langgraph.store.dynamodb.table import clock
 
 Memory = tuple[tuple[str, ...], str]
 # Rounds of re-reading before a conditional write gives up (each lost round means another

@@ -17,11 +17,10 @@ from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.store.base import BaseStore, Item
-
-from .candidates import Candidate
-from .errors import MalformedAnswerError
-from .model_call import ATTEMPTS, Extracted
-from .strategy import Strategy
+from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
+from langgraph.store.dynamodb.extraction.strategies.errors import MalformedAnswerError
+from langgraph.store.dynamodb.extraction.strategies.model_call import ATTEMPTS, Extracted
+from langgraph.store.dynamodb.extraction.strategies.strategy import Strategy
 
 
 @dataclass(frozen=True)

@@ -17,14 +17,19 @@ from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.store.base import BaseStore, GetOp, Item, SearchOp
+from langgraph.store.dynamodb.extraction.consolidation.decisions import (
+    Add,
+    Decision,
+    NoOp,
+    Supersede,
+    Update,
+)
+from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
+from langgraph.store.dynamodb.extraction.strategies.errors import MalformedAnswerError
+from langgraph.store.dynamodb.extraction.strategies.strategy import Strategy
+from langgraph.store.dynamodb.extraction.strategies.structured import ask
+from langgraph.store.dynamodb.recall.fields import CORRECTION, CURRENT_ONLY, TEXT
 from pydantic import BaseModel, Field
-
-from .candidates import Candidate
-from .consolidation import Add, Decision, NoOp, Supersede, Update
-from .errors import MalformedAnswerError
-from .fields import CORRECTION, CURRENT_ONLY, TEXT
-from .strategy import Strategy
-from .structured import ask
 
 PROMPT_VERSION = "consolidate-1"
 PROMPT = """You keep a user's long-term memory consistent. You are given the memories \

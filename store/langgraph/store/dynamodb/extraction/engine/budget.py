@@ -6,11 +6,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from langgraph.store.dynamodb.extraction.engine.cursor import Cursor, under_lease
+from langgraph.store.dynamodb.extraction.engine.keys import day_key
 from langgraph.store.dynamodb.table import dynamo
-from langgraph.store.dynamodb.table.extraction_keys import day_key
 from langgraph.store.dynamodb.table.schema import EXPIRES_AT, TOKENS_USED
-
-from .cursor import Cursor, under_lease
 
 KEEP = timedelta(days=2)
 

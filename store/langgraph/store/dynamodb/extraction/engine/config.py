@@ -8,12 +8,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from langgraph.store.dynamodb.extraction.consolidation.decisions import AddEach, Consolidator
+from langgraph.store.dynamodb.extraction.consolidation.nearest import MAX_K, NearestConsolidator
+from langgraph.store.dynamodb.extraction.strategies.chat_models import DEFAULT_CHAT_MODEL, is_known
+from langgraph.store.dynamodb.extraction.strategies.strategy import (
+    THREAD_VALUES,
+    Strategy,
+    strategy_from,
+)
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator
-
-from .consolidation import AddEach, Consolidator
-from .models import DEFAULT_CHAT_MODEL, is_known
-from .nearest import MAX_K, NearestConsolidator
-from .strategy import THREAD_VALUES, Strategy, strategy_from
 
 
 class ExtractionConfigError(ValueError):
@@ -153,5 +156,5 @@ def parse(model: type[BaseModel], data: Mapping[str, Any], what: str) -> Any:
 def _unknown_model(setting: str, model_id: str) -> str:
     return (
         f"{setting}: {model_id!r} is not a Bedrock Converse model with tool use; see "
-        "langgraph.store.dynamodb.extraction.models.CHAT_MODELS"
+        "langgraph.store.dynamodb.extraction.strategies.chat_models.CHAT_MODELS"
     )

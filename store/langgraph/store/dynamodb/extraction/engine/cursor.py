@@ -15,13 +15,13 @@ from decimal import Decimal
 from typing import Any
 
 from botocore.exceptions import ClientError
-from langgraph.store.dynamodb.table import dynamo
-from langgraph.store.dynamodb.table.extraction_keys import (
+from langgraph.store.dynamodb.extraction.engine.keys import (
     cursor_key,
     cursors_prefix,
     parse_cursor_sk,
     tenant_pk,
 )
+from langgraph.store.dynamodb.table import dynamo
 from langgraph.store.dynamodb.table.schema import (
     CURSOR_ADVANCES,
     CURSOR_CHECKPOINT,

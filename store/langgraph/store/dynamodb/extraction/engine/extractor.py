@@ -15,24 +15,50 @@ from dataclasses import dataclass, field
 from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.base import PutOp
-from langgraph.store.dynamodb.memory.store import DynamoDBStore
+from langgraph.store.dynamodb.basestore.store import DynamoDBStore
+from langgraph.store.dynamodb.extraction.consolidation.apply import apply, forget, touched
+from langgraph.store.dynamodb.extraction.consolidation.decisions import (
+    Consolidator,
+    NoOp,
+    consolidate,
+)
+from langgraph.store.dynamodb.extraction.engine.budget import Budget, seconds_to_next_day
+from langgraph.store.dynamodb.extraction.engine.config import (
+    ExtractionConfig,
+    ExtractionConfigError,
+    TenantOverride,
+)
+from langgraph.store.dynamodb.extraction.engine.cursor import (
+    Cursor,
+    CursorGoneError,
+    Cursors,
+    LeaseLostError,
+)
+from langgraph.store.dynamodb.extraction.engine.ledger import Ledger, Memory
+from langgraph.store.dynamodb.extraction.engine.reader import (
+    ThreadState,
+    count_tokens,
+    read_thread,
+    window,
+)
+from langgraph.store.dynamodb.extraction.engine.settings_rows import SettingsRows
+from langgraph.store.dynamodb.extraction.strategies.errors import ExtractionError
+from langgraph.store.dynamodb.extraction.strategies.model_call import (
+    Tally,
+    bedrock_model,
+    extract,
+    tallied,
+)
+from langgraph.store.dynamodb.extraction.strategies.strategy import (
+    TENANT_VALUE,
+    THREAD_VALUE,
+    Strategy,
+)
+from langgraph.store.dynamodb.extraction.strategies.transcript import Message, Transcript
 from langgraph.store.dynamodb.table import clock, dynamo
 from langgraph.store.dynamodb.table.keys import Namespace, validate_op
 from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.usage import THREADS
-
-from .apply import apply, forget, touched
-from .budget import Budget, seconds_to_next_day
-from .config import ExtractionConfig, ExtractionConfigError, TenantOverride
-from .consolidation import Consolidator, NoOp, consolidate
-from .cursor import Cursor, CursorGoneError, Cursors, LeaseLostError
-from .errors import ExtractionError
-from .ledger import Ledger, Memory
-from .model_call import Tally, bedrock_model, extract, tallied
-from .reader import ThreadState, count_tokens, read_thread, window
-from .settings_rows import SettingsRows
-from .strategy import TENANT_VALUE, THREAD_VALUE, Strategy
-from .transcript import Message, Transcript
 
 # A chat model for a Bedrock model id (the default builds `ChatBedrockConverse` on the
 # store's session and endpoint).

@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from langgraph.store.dynamodb.extraction.engine.cursor import Cursor, under_lease
+from langgraph.store.dynamodb.extraction.engine.keys import ledger_key, ledger_pk
 from langgraph.store.dynamodb.items.vector_rows import current_rows
 from langgraph.store.dynamodb.table import dynamo
-from langgraph.store.dynamodb.table.extraction_keys import ledger_key, ledger_pk
 from langgraph.store.dynamodb.table.keys import (
     Namespace,
     decode_namespace,
@@ -18,8 +19,6 @@ from langgraph.store.dynamodb.table.keys import (
     item_sort_key,
 )
 from langgraph.store.dynamodb.table.schema import MEMORY_KEY, MEMORY_NAMESPACE, PK, SK
-
-from .cursor import Cursor, under_lease
 
 # A TransactWriteItems holds at most 100 actions: the cursor's check and 99 ledger rows.
 PER_TRANSACTION = 99

@@ -12,9 +12,8 @@ from langchain_core.messages import BaseMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
-
-from .config import Limits
-from .transcript import Message
+from langgraph.store.dynamodb.extraction.engine.config import Limits
+from langgraph.store.dynamodb.extraction.strategies.transcript import Message
 
 MESSAGES = "messages"
 

@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from langgraph.store.dynamodb.extraction.engine.config import (
+    ExtractionConfig,
+    TenantOverride,
+    parse,
+)
+from langgraph.store.dynamodb.extraction.engine.keys import config_key
 from langgraph.store.dynamodb.table import dynamo
-from langgraph.store.dynamodb.table.extraction_keys import config_key
 from langgraph.store.dynamodb.table.schema import EXTRACTION_SETTINGS, SK
-
-from .config import ExtractionConfig, TenantOverride, parse
 
 
 class SettingsRows:

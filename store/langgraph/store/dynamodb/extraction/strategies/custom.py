@@ -12,21 +12,20 @@ from dataclasses import replace
 from typing import Any, ClassVar, Literal, Protocol
 
 from langchain_core.language_models import BaseChatModel
+from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
+from langgraph.store.dynamodb.extraction.strategies.episodic import PROMPT as EPISODIC_PROMPT
+from langgraph.store.dynamodb.extraction.strategies.episodic import EpisodicMemory
+from langgraph.store.dynamodb.extraction.strategies.preferences import PROMPT as PREFERENCES_PROMPT
+from langgraph.store.dynamodb.extraction.strategies.preferences import UserPreferences
+from langgraph.store.dynamodb.extraction.strategies.semantic_facts import PROMPT as FACTS_PROMPT
+from langgraph.store.dynamodb.extraction.strategies.semantic_facts import SemanticFacts
+from langgraph.store.dynamodb.extraction.strategies.strategy import Strategy, register
+from langgraph.store.dynamodb.extraction.strategies.structured import ask
+from langgraph.store.dynamodb.extraction.strategies.summary import PROMPT as SUMMARY_PROMPT
+from langgraph.store.dynamodb.extraction.strategies.summary import SessionSummaries
+from langgraph.store.dynamodb.extraction.strategies.transcript import Transcript
+from langgraph.store.dynamodb.recall.fields import TEXT
 from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
-
-from .candidates import Candidate
-from .episodic import PROMPT as EPISODIC_PROMPT
-from .episodic import EpisodicMemory
-from .fields import TEXT
-from .preferences import PROMPT as PREFERENCES_PROMPT
-from .preferences import UserPreferences
-from .semantic_facts import PROMPT as FACTS_PROMPT
-from .semantic_facts import SemanticFacts
-from .strategy import Strategy, register
-from .structured import ask
-from .summary import PROMPT as SUMMARY_PROMPT
-from .summary import SessionSummaries
-from .transcript import Transcript
 
 
 class Prompted(Protocol):

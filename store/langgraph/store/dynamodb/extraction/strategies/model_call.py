@@ -19,11 +19,10 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, LLMResult
 from langchain_core.tracers.context import register_configure_hook
-
-from .candidates import Candidate
-from .errors import MalformedAnswerError
-from .strategy import Strategy
-from .transcript import Transcript
+from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
+from langgraph.store.dynamodb.extraction.strategies.errors import MalformedAnswerError
+from langgraph.store.dynamodb.extraction.strategies.strategy import Strategy
+from langgraph.store.dynamodb.extraction.strategies.transcript import Transcript
 
 # Bedrock throttles per account and model: botocore's adaptive mode backs off and retries.
 BEDROCK_RETRIES = Config(retries={"mode": "adaptive", "max_attempts": 8})

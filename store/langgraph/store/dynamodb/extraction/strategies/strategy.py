@@ -8,12 +8,15 @@ A new strategy subclasses `Strategy`, sets `kind` and `prompt_version`, implemen
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from langchain_core.language_models import BaseChatModel
+from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate, Provenance
+from langgraph.store.dynamodb.extraction.strategies.errors import MalformedAnswerError
+from langgraph.store.dynamodb.extraction.strategies.transcript import Transcript
+from langgraph.store.dynamodb.recall import templates
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -24,12 +27,6 @@ from pydantic import (
     model_validator,
 )
 
-from .candidates import Candidate, Provenance
-from .errors import MalformedAnswerError
-from .transcript import Transcript
-
-# `{name}` placeholders of a namespace template label.
-PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # Values every thread has, whatever its metadata.
 TENANT_VALUE = "tenant"
 THREAD_VALUE = "thread_id"
@@ -99,11 +96,11 @@ class Strategy(BaseModel, ABC):
 
     def placeholders(self) -> set[str]:
         """The thread values the namespace template names."""
-        return {name for label in self.namespace for name in PLACEHOLDER.findall(label)}
+        return templates.placeholders(self.namespace)
 
     def namespace_for(self, values: Mapping[str, str]) -> tuple[str, ...]:
         """The template filled with a thread's values (KeyError names a missing one)."""
-        return tuple(PLACEHOLDER.sub(lambda m: values[m[1]], label) for label in self.namespace)
+        return templates.fill(self.namespace, values)
 
     @model_serializer(mode="wrap")
     def _with_kind(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

@@ -8,9 +8,8 @@ from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.store.dynamodb.extraction.strategies.errors import MalformedAnswerError
 from pydantic import BaseModel
-
-from .errors import MalformedAnswerError
 
 Answer = TypeVar("Answer", bound=BaseModel)
 

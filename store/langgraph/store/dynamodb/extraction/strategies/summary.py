@@ -8,12 +8,11 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from langchain_core.language_models import BaseChatModel
+from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
+from langgraph.store.dynamodb.extraction.strategies.strategy import Strategy, register
+from langgraph.store.dynamodb.extraction.strategies.structured import ask
+from langgraph.store.dynamodb.extraction.strategies.transcript import Transcript
 from pydantic import BaseModel, Field
-
-from .candidates import Candidate
-from .strategy import Strategy, register
-from .structured import ask
-from .transcript import Transcript
 
 PROMPT = """You summarise part of a conversation between a user (human) and an assistant \
 (ai). Each line is `[<message id>] <role>: <text>`.

@@ -32,18 +32,17 @@ from aws_lambda_powertools.utilities.batch import (
 )
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
+from langgraph.store.dynamodb.basestore.store import DynamoDBStore
 from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
-from langgraph.store.dynamodb.memory.store import DynamoDBStore
-from langgraph.store.dynamodb.table.extraction_queue import (
+from langgraph.store.dynamodb.extraction.engine.extractor import Extractor, RunReport
+from langgraph.store.dynamodb.extraction.strategies.errors import ExtractionError
+from langgraph.store.dynamodb.handlers.extraction_queue import (
     ExtractionRequest,
     message,
 )
+from langgraph.store.dynamodb.handlers.tracing import Tracing
 from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
-from langgraph.store.dynamodb.table.tracing import Tracing
 from langgraph.store.dynamodb.table.usage import UsageLogSink
-
-from .errors import ExtractionError
-from .extractor import Extractor, RunReport
 
 SERVICE = "memory-extractor"
 logger = Logger(service=SERVICE)
