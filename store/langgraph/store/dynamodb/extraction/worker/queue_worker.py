@@ -85,9 +85,7 @@ class ExtractionWorker:
         self.extractor = extractor
         self.queue_url = queue_url
         self.dead_letter_url = dead_letter_url
-        self._sqs = sqs or boto3.Session().client(
-            "sqs", region_name=extractor.store._client.meta.region_name
-        )
+        self._sqs = sqs or boto3.Session().client("sqs", region_name=extractor.region)
         self._tracing = Tracing(tracing, SERVICE)
         self._traced_handle = self._tracing.capture(self._handle)
 
