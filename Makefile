@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml | $(PY)
 	touch $(STAMP) $(DEMO_STAMP)
 
 $(DEMO_STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[testing,cli]'
+	$(PY) -m pip install --quiet -e '.[demo]'
 	touch $(DEMO_STAMP)
 
 # Pyodide's CPython, of the Lambda runtime's version, which compiles the stream consumer's

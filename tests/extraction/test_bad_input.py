@@ -101,7 +101,7 @@ def test_planted_instructions_cannot_write_outside_the_templates_namespace(
     )
     tables.say("t1", attack)
     tables.extractor.run(TENANT, "t1")
-    partitions = {row["PK"]["S"] for row in scan_table(tables.store._client, TABLE)}
+    partitions = {row["PK"]["S"] for row in scan_table(tables.store.client, TABLE)}
     memory_partitions = {p for p in partitions if p.startswith("memories")}
     assert memory_partitions == {".".join(NAMESPACE), f"memories.{TENANT}.u1.notes"}
     assert not any("globex" in p for p in partitions)

@@ -18,7 +18,7 @@ from .conftest import TABLE, TENANT, Tables, open_tables
 @pytest.fixture
 def cursors() -> Iterator[tuple[Tables, Cursors]]:
     with mock_aws(), open_tables() as tables:
-        yield tables, Cursors(tables.store._client, TABLE)
+        yield tables, Cursors(tables.store.client, TABLE)
 
 
 def test_one_runner_at_a_time_and_a_lapsed_one_cannot_move_it(
@@ -66,7 +66,7 @@ def test_an_advance_whose_answer_was_lost_is_not_a_lost_lease(
         once["done"] = once["done"] or hit
         return hit
 
-    layer = FaultLayer(tables.store._client, rate=1.0, kinds=(TIMEOUT_AFTER,), when=first_update)
+    layer = FaultLayer(tables.store.client, rate=1.0, kinds=(TIMEOUT_AFTER,), when=first_update)
     moved = table.advance(
         cursor, "a", checkpoint_id="c1", message_id="m2", memories=2, lag=0, error=None, now=1
     )

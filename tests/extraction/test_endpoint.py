@@ -90,7 +90,7 @@ def test_a_permanent_failure_goes_to_the_tables_dead_letter_queue(url: str) -> N
     # past the config's check as an operator's hand edit would be.
     config = facts_config().model_dump(mode="json")
     config["model_id"] = "amazon.not-a-model-v1:0"
-    store._client.put_item(
+    store.client.put_item(
         TableName=TABLE,
         Item={
             PK: {"S": META_PK},

@@ -29,7 +29,7 @@ def tenant_rows(tables: Tables, tenant: str = TENANT) -> list[str]:
     kinds = (f"{THREAD_KIND}{tenant}", f"{EXTRACTION_KIND}{tenant}", f"memories.{tenant}.")
     return sorted(
         f"{row[PK]['S']} {row[SK]['S']}"
-        for row in scan_table(tables.store._client, TABLE)
+        for row in scan_table(tables.store.client, TABLE)
         if row[PK]["S"].startswith(kinds)
     )
 
@@ -97,7 +97,7 @@ def race(at: int | None) -> tuple[int, list[str], list[Any]]:
                 DynamoDBSaver(TABLE, region_name="us-east-1", tenant_key="tenant") as saver,
             ):
                 purger = Extractor(store, saver)
-                clients = [tables.store._client, tables.saver._client, bedrock]
+                clients = [tables.store.client, tables.saver.client, bedrock]
                 hook = PurgeAt(clients, at, functools.partial(purge, store, saver, purger))
                 tables.extractor.run(TENANT, "t1")
                 sent = hook.sent

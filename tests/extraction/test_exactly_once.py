@@ -83,7 +83,7 @@ def position(tables: Tables, thread: str) -> tuple[str, int]:
 
 def check(data: st.DataObject, clock: FakeClock) -> None:
     with mock_aws(), open_tables() as tables:
-        clients = [tables.store._client, tables.saver._client]
+        clients = [tables.store.client, tables.saver.client]
         # Throttling, server errors, timeouts (before and after the request applies),
         # resets and partial batches, which the clients retry, under the deaths.
         seed = data.draw(st.integers(0, 2**16))

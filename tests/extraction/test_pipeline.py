@@ -42,7 +42,7 @@ def test_a_second_run_writes_nothing_and_new_turns_only_their_own(tables: Tables
 def test_thread_rows_never_reach_the_vector_index(tables: Tables) -> None:
     tables.say("t1", "I prefer green tea.")
     tables.extractor.run(TENANT, "t1")
-    rows = scan_table(tables.store._client, TABLE)
+    rows = scan_table(tables.store.client, TABLE)
     with_vectors = {row[PK]["S"] for row in rows if VECTOR in row}
     assert with_vectors == {".".join(NAMESPACE)}
     assert any(row[PK]["S"].startswith(THREAD_KIND) for row in rows)

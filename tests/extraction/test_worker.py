@@ -80,7 +80,7 @@ def pipeline(tables: Tables, extractor: Extractor | None = None) -> Pipeline:
     )["QueueUrl"]
     store = tables.store
     consumer = StreamConsumer(
-        TABLE, client=store._client, embeddings=embedder("lexical", 16), extraction_queue_url=queue
+        TABLE, client=store.client, embeddings=embedder("lexical", 16), extraction_queue_url=queue
     )
     worker = ExtractionWorker(
         extractor or tables.extractor, queue_url=queue, dead_letter_url=dead, sqs=sqs
@@ -173,7 +173,7 @@ def test_a_failure_to_dead_letter_is_retried_then_redriven_by_sqs(flow: Pipeline
     record fails: SQS delivers it again, then its redrive policy moves it there."""
     checkpoint = flow.tables.say("t1", "I prefer green tea.")
     assert drain_stream(TABLE, flow.consumer.handle, filter_patterns=EXTRACTION_PATTERNS).ok
-    flow.tables.store._client.delete_table(TableName=TABLE)  # every run fails for good
+    flow.tables.store.client.delete_table(TableName=TABLE)  # every run fails for good
     flow.worker.dead_letter_url = flow.queue_url + "-gone"
     report = drain_queue(flow.queue_url, flow.worker.handle, client=flow.sqs)
     assert report.retries == MAX_RECEIVES and report.delivered == 0

@@ -56,6 +56,7 @@ def test_a_copy_of_the_sources_hashes_as_the_repository(sources: Path) -> None:
         ("store/langgraph/store/dynamodb/basestore/store.py", {"extractor"}),
         ("store/langgraph/store/dynamodb/stream/consumer.py", {"embedder"}),
         ("store/langgraph/store/dynamodb/table/schema.py", {"embedder", "extractor"}),
+        ("store/langgraph/store/dynamodb/handlers/batch.py", {"embedder", "extractor"}),
         ("store/langgraph/store/dynamodb/__init__.py", {"embedder", "extractor"}),
         ("store/langgraph/store/dynamodb/cli/__init__.py", set()),
         ("store/langgraph/store/dynamodb/testing/__init__.py", set()),

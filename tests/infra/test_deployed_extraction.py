@@ -188,7 +188,7 @@ class PurgeBeforeAdvance:
     def __init__(self, worker: ExtractionWorker, purge: Callable[[], Any]) -> None:
         self.purge = purge
         self.recorded = self.done = False
-        for client in (worker.extractor.store._client, worker.extractor.saver._client):
+        for client in (worker.extractor.store.client, worker.extractor.saver.client):
             client.meta.events.register("before-call.dynamodb", self._before)
 
     def _before(self, model: Any, params: dict[str, Any], **_: Any) -> None:

@@ -239,7 +239,7 @@ def test_the_stream_consumer_sends_only_what_it_declares(
     with recorder.recording():
         drain(consumer)
     app.put(NS, "retried", {**note(5), "summary": "throttled"})
-    faults = FaultLayer(consumer._client, rate=0.5, kinds=(UNPROCESSED, "ThrottlingException"))
+    faults = FaultLayer(consumer.client, rate=0.5, kinds=(UNPROCESSED, "ThrottlingException"))
     with recorder.recording():
         drain(consumer)  # throttled requests and unprocessed batch items, retried
     assert faults.injected, "no fault was injected: the retries went untested"

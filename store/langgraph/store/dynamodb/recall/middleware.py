@@ -2,7 +2,8 @@
 call it recalls the memories of this tenant and user (`extraction.recall`, one store
 round trip through `runtime.store`, capped in tokens) and adds them to the system
 message. It only reads: it never waits for an extraction, and a store outage means a
-turn without memories and a logged warning. Needs `langchain` (the `examples` extra)."""
+turn without memories and a logged warning. Needs `langchain`: the `agents` extra,
+`pip install 'langgraph-dynamodb-memory[agents]'`."""
 
 from __future__ import annotations
 

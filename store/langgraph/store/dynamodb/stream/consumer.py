@@ -12,9 +12,9 @@ embeds the rest in model-sized batches with bounded concurrency, and writes each
 conditional on the content hash it embedded (see `vector_writes`). For each namespace the
 sweep deleted an item from, it marks the registry row `emptied_at` if the namespace holds
 no item any more (one Limit-1 Query; see `Registry.forget_if_empty`), as the store does
-after a delete. It answers with partial batch failures through Powertools'
-`BatchProcessor`: a record that fails fails alone, and Lambda retries it and finally sends
-it to the failure destination.
+after a delete. It answers with partial batch failures (`handlers.batch.BatchHandler`:
+Powertools' `BatchProcessor`): a record that fails fails alone, and Lambda retries it and
+finally sends it to the failure destination.
 
 With an extraction queue (`extraction_queue_url`, and `EXTRACTION_PATTERNS` on the
 mapping), it also routes each thread's new checkpoints to that queue (`router`): the
@@ -24,7 +24,6 @@ extraction Lambda reads the queue, so the stream keeps one reader for both.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -32,17 +31,11 @@ from enum import StrEnum
 from typing import Any
 
 import boto3
-from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
-from aws_lambda_powertools.utilities.batch import (
-    BatchProcessor,
-    EventType,
-    process_partial_response,
-)
-from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
+from aws_lambda_powertools.utilities.batch import EventType
 from langchain_core.embeddings import Embeddings
 from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
-from langgraph.store.dynamodb.handlers.tracing import Tracing
+from langgraph.store.dynamodb.handlers.batch import BatchHandler, Environment, flag
 from langgraph.store.dynamodb.items.embedding import content_hash, texts_to_embed
 from langgraph.store.dynamodb.items.model_pin import (
     BEDROCK,
@@ -85,12 +78,6 @@ from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
 from langgraph.store.dynamodb.table.ttl import SWEEPER
 from langgraph.store.dynamodb.table.usage import UsageHook, UsageLogSink, UsageMeter
 from langgraph.store.dynamodb.table.values import decode_value
-
-SERVICE = "memory-embedder"
-logger = Logger(service=SERVICE)
-metrics = Metrics(
-    namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "LangGraphMemory"), service=SERVICE
-)
 
 # Lambda event filtering: only inserts and modifications whose new image carries the
 # pending marker, i.e. puts that need embedding. The CDK stack uses this very pattern.
@@ -144,7 +131,7 @@ class _Pending:
     filters: dict[str, str]
 
 
-class StreamConsumer:
+class StreamConsumer(BatchHandler, service="memory-embedder", event_type=EventType.DynamoDBStreams):
     """Embeds the pending items of one table's stream records.
 
     The model is the table's pinned one: give `embeddings` (checked against the pin),
@@ -173,6 +160,7 @@ class StreamConsumer:
         extraction_delay: float = 0,
         sqs: Any = None,
     ) -> None:
+        super().__init__(tracing=tracing)
         self.table_name = table_name
         self.index_name = index_name
         self.concurrency = concurrency
@@ -192,8 +180,6 @@ class StreamConsumer:
         self._usage.attach(self._client)
         self._writer = VectorWriter(self._client, table_name)
         self._registry = Registry(self._client, table_name, consistent=True)
-        self._tracing = Tracing(tracing, SERVICE)
-        self._traced_handle = self._tracing.capture(self._handle)
         self._router: ExtractionRouter | None = None
         if extraction_queue_url:
             sqs = sqs or boto3.Session().client(
@@ -243,60 +229,50 @@ class StreamConsumer:
         self._fields = tuple(pin.get(PIN_FIELDS) or ("$",))
         return mine
 
-    # Lambda entry point
+    @property
+    def client(self) -> Any:
+        """The boto3 DynamoDB client it reads and writes the table through."""
+        return self._client
 
-    def handle(self, event: Mapping[str, Any], context: Any = None) -> dict[str, Any]:
-        """Process a DynamoDB Streams batch; returns Lambda's partial batch response.
+    # The Lambda's batch step (`handle`, from `BatchHandler`, runs it)
+
+    def process_batch(self, records: list[Mapping[str, Any]]) -> dict[str, Outcome | Exception]:
+        """Each record of a DynamoDB Streams batch's outcome, by sequence number.
 
         A consumer whose model is not the table's pinned one embeds nothing: it logs the
         refusal at ERROR, emits `ModelMismatch` = 1 and raises `ModelMismatchError`, so the
         whole batch fails (Lambda retries it, then sends it to the DLQ)."""
-        response: dict[str, Any] = self._traced_handle(event, context)
-        return response
-
-    def _handle(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
-        records: list[dict[str, Any]] = []
+        items: list[Mapping[str, Any]] = []
         checkpoints: list[Routed] = []
-        for record in event.get("Records", []):
+        for record in records:
             found = routed(record)
             if found is None:
-                records.append(record)
+                items.append(record)
             else:
                 checkpoints.append(found)
         outcomes = self._route(checkpoints)
-        if records:
+        if items:
             try:
                 embeddings, model = self.ready()
             except ModelMismatchError as error:
-                metrics.add_metric(name="ModelMismatch", unit=MetricUnit.Count, value=1)
-                metrics.flush_metrics()
-                logger.error(
+                self.metrics.add_metric(name="ModelMismatch", unit=MetricUnit.Count, value=1)
+                self.metrics.flush_metrics()
+                self.logger.error(
                     f"Stream batch refused, nothing embedded: {error}",
-                    extra={"table": self.table_name, "records": len(records)},
+                    extra={"table": self.table_name, "records": len(items)},
                 )
                 raise
             embedder = BatchEmbedder(
                 embeddings, model, concurrency=self.concurrency, usage=self._usage
             )
             try:
-                outcomes.update(self.process(records, embedder))
+                outcomes.update(self.process(items, embedder))
             finally:
                 self._usage.flush()
             self._report(outcomes, embedder)
         elif checkpoints and self._router is not None:
-            metrics.flush_metrics()
-
-        def record_handler(record: DynamoDBRecord) -> str:
-            outcome = outcomes[str(record.dynamodb.sequence_number)]  # type: ignore[union-attr]
-            if isinstance(outcome, Exception):
-                raise outcome
-            return outcome.value
-
-        processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
-        response = process_partial_response(
-            event=dict(event), record_handler=record_handler, processor=processor, context=context
-        )
-        return dict(response)
+            self.metrics.flush_metrics()
+        return outcomes
 
     def process(
         self, records: Sequence[Mapping[str, Any]], embedder: BatchEmbedder
@@ -306,7 +282,7 @@ class StreamConsumer:
         newest: dict[tuple[str, str], _Pending] = {}
         swept: dict[str, Namespace] = {}
         for record in records:
-            sequence = str(record["dynamodb"]["SequenceNumber"])
+            sequence = self.record_id(record)
             namespace = _swept_namespace(record)
             if namespace is not None:
                 swept[sequence] = namespace
@@ -329,7 +305,7 @@ class StreamConsumer:
             newest[key] = pending
         outcomes.update(self._forget(swept))
         jobs = self._jobs(list(newest.values()), outcomes)
-        with self._tracing.span("embed"):
+        with self.span("embed"):
             vectors = embedder.embed([job for _, job in jobs])
 
         def write(entry: tuple[tuple[str, EmbedJob], Any]) -> None:
@@ -345,7 +321,7 @@ class StreamConsumer:
 
         pairs = list(zip(jobs, vectors, strict=True))
         workers = max(1, min(self.concurrency, len(pairs)))
-        with self._tracing.span("write"), ThreadPoolExecutor(max_workers=workers) as pool:
+        with self.span("write"), ThreadPoolExecutor(max_workers=workers) as pool:
             list(pool.map(write, pairs))
         return outcomes
 
@@ -355,10 +331,10 @@ class StreamConsumer:
             return {}
         if self._router is None:
             return {c.sequence: Outcome.IGNORED for c in checkpoints}
-        with self._tracing.span("route"):
+        with self.span("route"):
             sent = self._router.send(checkpoints)
         threads = {(c.request.tenant, c.request.thread_id) for c in checkpoints}
-        metrics.add_metric(name="ThreadsRouted", unit=MetricUnit.Count, value=len(threads))
+        self.metrics.add_metric(name="ThreadsRouted", unit=MetricUnit.Count, value=len(threads))
         return {sequence: error or Outcome.ROUTED for sequence, error in sent.items()}
 
     def _forget(self, swept: dict[str, Namespace]) -> dict[str, Outcome | Exception]:
@@ -442,19 +418,21 @@ class StreamConsumer:
         swept = sum(1 for outcome in outcomes.values() if outcome is Outcome.SWEPT)
         skipped = sum(1 for outcome in outcomes.values() if outcome in SKIPPED)
         latencies = embedder.stats.latencies
-        metrics.add_metric(name="BatchSize", unit=MetricUnit.Count, value=len(outcomes))
-        metrics.add_metric(name="RecordsEmbedded", unit=MetricUnit.Count, value=embedded)
-        metrics.add_metric(name="RecordsSkipped", unit=MetricUnit.Count, value=skipped)
-        metrics.add_metric(name="RecordsSwept", unit=MetricUnit.Count, value=swept)
-        metrics.add_metric(name="RecordsFailed", unit=MetricUnit.Count, value=len(failed))
-        metrics.add_metric(name="EmbeddingCalls", unit=MetricUnit.Count, value=embedder.stats.calls)
         if latencies:
             mean_ms = 1000 * sum(latencies) / len(latencies)
-            metrics.add_metric(name="ModelLatency", unit=MetricUnit.Milliseconds, value=mean_ms)
-        metrics.flush_metrics()
-        for error in failed:
-            logger.warning("Record failed", exc_info=error)
-        logger.info(
+            self.metrics.add_metric(
+                name="ModelLatency", unit=MetricUnit.Milliseconds, value=mean_ms
+            )
+        counts = {
+            "BatchSize": len(outcomes),
+            "RecordsEmbedded": embedded,
+            "RecordsSkipped": skipped,
+            "RecordsSwept": swept,
+            "RecordsFailed": len(failed),
+            "EmbeddingCalls": embedder.stats.calls,
+        }
+        self.report(counts, failed, "Record failed")
+        self.logger.info(
             "Stream batch done",
             extra={
                 "table": self.table_name,
@@ -493,8 +471,8 @@ def consumer_env(
         "INDEX_NAME": index_name,
         "EMBEDDING_MODEL_ID": model_id,
         "EMBEDDING_DIMS": str(dims),
-        "EMBEDDING_NORMALIZE": str(normalize).lower(),
-        "TRACING": str(tracing).lower(),
+        "EMBEDDING_NORMALIZE": flag(normalize),
+        "TRACING": flag(tracing),
     }
     if extraction_queue_url:
         env["EXTRACTION_QUEUE_URL"] = extraction_queue_url
@@ -509,30 +487,25 @@ def consumer_from_env(env: Mapping[str, str] | None = None) -> StreamConsumer:
     `EXTRACTION_QUEUE_URL` and `EXTRACTION_DELAY_SECONDS` (routing new checkpoints).
     Without a model id the table's pinned Bedrock model is used; with one, it must match
     the pin. Usage per tenant goes to the log as JSON (`usage.UsageLogSink`)."""
-    env = os.environ if env is None else env
-    table = env.get("TABLE_NAME")
-    if not table:
-        raise ValueError("Set TABLE_NAME to the memory table the stream consumer serves.")
-    dims = int(env["EMBEDDING_DIMS"]) if env.get("EMBEDDING_DIMS") else None
+    settings = Environment(env)
+    [table] = settings.require(["TABLE_NAME"], " to the memory table the stream consumer serves.")
+    given_dims = settings.get("EMBEDDING_DIMS")
+    dims = int(given_dims) if given_dims else None
     embeddings = None
-    if env.get("EMBEDDING_MODEL_ID"):
+    model_id = settings.get("EMBEDDING_MODEL_ID")
+    if model_id:
         if dims is None:
             raise ValueError("Set EMBEDDING_DIMS along with EMBEDDING_MODEL_ID.")
-        flag = env.get("EMBEDDING_NORMALIZE", "false").lower()
-        if flag not in ("true", "false"):
-            raise ValueError(
-                f"Set EMBEDDING_NORMALIZE to true or false, got {env['EMBEDDING_NORMALIZE']!r}."
-            )
-        normalize = flag == "true"
-        embeddings = bedrock_embeddings(env["EMBEDDING_MODEL_ID"], dims, normalize)
+        normalize = settings.flag("EMBEDDING_NORMALIZE", strict=True)
+        embeddings = bedrock_embeddings(model_id, dims, normalize)
     return StreamConsumer(
         table,
         embeddings=embeddings,
         dims=dims,
-        index_name=env.get("INDEX_NAME") or DEFAULT_INDEX_NAME,
-        concurrency=int(env.get("EMBED_CONCURRENCY") or DEFAULT_CONCURRENCY),
-        tracing=env.get("TRACING", "false").lower() == "true",
+        index_name=settings.get("INDEX_NAME", DEFAULT_INDEX_NAME),
+        concurrency=int(settings.get("EMBED_CONCURRENCY") or DEFAULT_CONCURRENCY),
+        tracing=settings.flag("TRACING"),
         on_usage=UsageLogSink(),
-        extraction_queue_url=env.get("EXTRACTION_QUEUE_URL") or None,
-        extraction_delay=float(env.get("EXTRACTION_DELAY_SECONDS") or 0),
+        extraction_queue_url=settings.get("EXTRACTION_QUEUE_URL"),
+        extraction_delay=float(settings.get("EXTRACTION_DELAY_SECONDS") or 0),
     )

@@ -153,7 +153,7 @@ def _pinned_store(endpoint_url: str, region: str, table: str) -> DynamoDBStore:
         if embeddings is None:
             break
         probe = DynamoDBStore(table, region_name=region, endpoint_url=endpoint_url)
-        pin = read_pin(probe._client, table, index_name) or {}
+        pin = read_pin(probe.client, table, index_name) or {}
         index = {
             "dims": model.dims,
             "embed": embeddings,

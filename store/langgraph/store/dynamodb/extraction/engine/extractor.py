@@ -144,7 +144,7 @@ class Extractor:
         self.store = store
         self.saver = saver
         self.poll_seconds = poll_seconds
-        client = store._client
+        client = store.client
         self._cursors = Cursors(client, store.table_name)
         self._ledger = Ledger(client, store.table_name)
         self._settings = SettingsRows(client, store.table_name)
@@ -156,6 +156,11 @@ class Extractor:
         self._models: dict[str, BaseChatModel] = {}
         self._building: dict[str, threading.Lock] = {}
         self._building_lock = threading.Lock()
+
+    @property
+    def region(self) -> str:
+        """The AWS region of the store's client: Bedrock's, and the worker's queues'."""
+        return self._region
 
     # The config on the table
 
@@ -407,7 +412,7 @@ class Extractor:
         rows = list(self._ledger.memories(tenant, thread_id))
         cursors = [c.key for c in self._cursors.of_tenant(tenant, thread_id)]
         dynamo.batch_write(
-            self.store._client,
+            self.store.client,
             self.store.table_name,
             [{"DeleteRequest": {"Key": key}} for key in cursors],
         )
@@ -540,7 +545,7 @@ class _Run:
         self.output_tokens += tally.output_tokens
         tokens = tally.input_tokens + tally.output_tokens
         if tally.calls:
-            self.x.store._usage.conversed(
+            self.x.store.usage.conversed(
                 (THREADS, self.cursor.tenant), tally.calls, tally.input_tokens, tally.output_tokens
             )
             self.x._budget.spend(self.cursor, self.owner, tokens, clock.now())

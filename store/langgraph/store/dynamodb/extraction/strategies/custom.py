@@ -9,39 +9,31 @@ import hashlib
 import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
-from langgraph.store.dynamodb.extraction.strategies.episodic import PROMPT as EPISODIC_PROMPT
 from langgraph.store.dynamodb.extraction.strategies.episodic import EpisodicMemory
-from langgraph.store.dynamodb.extraction.strategies.preferences import PROMPT as PREFERENCES_PROMPT
 from langgraph.store.dynamodb.extraction.strategies.preferences import UserPreferences
-from langgraph.store.dynamodb.extraction.strategies.semantic_facts import PROMPT as FACTS_PROMPT
 from langgraph.store.dynamodb.extraction.strategies.semantic_facts import SemanticFacts
-from langgraph.store.dynamodb.extraction.strategies.strategy import Strategy, register
-from langgraph.store.dynamodb.extraction.strategies.structured import ask
-from langgraph.store.dynamodb.extraction.strategies.summary import PROMPT as SUMMARY_PROMPT
+from langgraph.store.dynamodb.extraction.strategies.strategy import (
+    PromptedStrategy,
+    Strategy,
+    register,
+)
+from langgraph.store.dynamodb.extraction.strategies.structured import memories
 from langgraph.store.dynamodb.extraction.strategies.summary import SessionSummaries
 from langgraph.store.dynamodb.extraction.strategies.transcript import Transcript
 from langgraph.store.dynamodb.recall.fields import TEXT
 from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
 
-
-class Prompted(Protocol):
-    """A built-in strategy, which extracts with any system prompt."""
-
-    def extract_with(
-        self, prompt: str, transcript: Transcript, model: BaseChatModel
-    ) -> Sequence[Candidate]: ...
-
-
 Base = Literal["semantic_facts", "user_preferences", "session_summary", "episodic"]
-BUILT_IN: dict[str, tuple[type[Strategy], str]] = {
-    "semantic_facts": (SemanticFacts, FACTS_PROMPT),
-    "user_preferences": (UserPreferences, PREFERENCES_PROMPT),
-    "session_summary": (SessionSummaries, SUMMARY_PROMPT),
-    "episodic": (EpisodicMemory, EPISODIC_PROMPT),
+# The built-in strategies a custom one may build on: each extracts with any system prompt.
+BUILT_IN: dict[str, type[PromptedStrategy]] = {
+    "semantic_facts": SemanticFacts,
+    "user_preferences": UserPreferences,
+    "session_summary": SessionSummaries,
+    "episodic": EpisodicMemory,
 }
 # The JSON schema types a custom schema's properties may have, as Python types.
 JSON_TYPES: dict[str, type] = {"string": str, "number": float, "integer": int, "boolean": bool}
@@ -93,7 +85,7 @@ class CustomStrategy(Strategy):
 
     def prompt(self) -> str:
         """The system prompt: the base's (or the own-schema one) with the instructions."""
-        base = OWN_SCHEMA_PROMPT if self.own_schema else BUILT_IN[self.base][1]
+        base = OWN_SCHEMA_PROMPT if self.own_schema else BUILT_IN[self.base].system_prompt
         if self.mode == "replace":
             return self.instructions
         return f"{base}\n\nAlso follow these instructions:\n{self.instructions}"
@@ -106,7 +98,7 @@ class CustomStrategy(Strategy):
 
     def extract(self, transcript: Transcript, model: BaseChatModel) -> Sequence[Candidate]:
         if not self.own_schema:
-            built_in: Prompted = BUILT_IN[self.base][0](name=self.name, namespace=self.namespace)  # type: ignore[assignment]
+            built_in = BUILT_IN[self.base](name=self.name, namespace=self.namespace)
             made = built_in.extract_with(self.prompt(), transcript, model)
             return [_versioned(c, self.version) for c in made]
         item = self.memory_model()
@@ -120,11 +112,10 @@ class CustomStrategy(Strategy):
             __doc__=f"Save the memories: {self.instructions[:200]}",
             memories=(list[one], ...),  # type: ignore[valid-type]
         )
-        parsed = ask(model, answer, self.prompt(), transcript.render())
-        found: list[tuple[Mapping[str, Any], Sequence[str]]] = []
-        for memory in parsed.memories:  # type: ignore[attr-defined]
-            fields = memory.model_dump(mode="json", exclude={"message_ids"})
-            found.append(({**fields, TEXT: self._text(fields)}, memory.message_ids))
+        found = [
+            ({**fields, TEXT: self._text(fields)}, message_ids)
+            for fields, message_ids in memories(model, answer, self.prompt(), transcript)
+        ]
         return [_versioned(c, self.version) for c in self.candidates(transcript, found, model)]
 
     def _text(self, fields: Mapping[str, Any]) -> str:

@@ -9,8 +9,8 @@ from typing import ClassVar, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
-from langgraph.store.dynamodb.extraction.strategies.strategy import Strategy, register
-from langgraph.store.dynamodb.extraction.strategies.structured import ask
+from langgraph.store.dynamodb.extraction.strategies.strategy import PromptedStrategy, register
+from langgraph.store.dynamodb.extraction.strategies.structured import Found
 from langgraph.store.dynamodb.extraction.strategies.transcript import Transcript
 from pydantic import BaseModel, Field
 
@@ -46,32 +46,27 @@ class Episodes(BaseModel):
 
 
 @register
-class EpisodicMemory(Strategy):
+class EpisodicMemory(PromptedStrategy):
     """Episodes `{"text", "attempt", "outcome", "result", "lesson"}`, and the reflection
     `{"text": lessons}` at key `reflection`, which each episode's lesson revises."""
 
     kind: ClassVar[str] = "episodic"
     prompt_version: ClassVar[str] = "episodes-1"
 
+    system_prompt: ClassVar[str] = PROMPT
+    answer_schema: ClassVar[type[BaseModel]] = Episodes
+
     namespace: tuple[str, ...] = ("memories", "{tenant}", "episodes")
 
-    def extract(self, transcript: Transcript, model: BaseChatModel) -> Sequence[Candidate]:
-        return self.extract_with(PROMPT, transcript, model)
-
-    def extract_with(
-        self, prompt: str, transcript: Transcript, model: BaseChatModel
+    def made(
+        self, transcript: Transcript, found: Sequence[Found], model: BaseChatModel
     ) -> Sequence[Candidate]:
-        """`extract` with another system prompt (a custom strategy's)."""
-        parsed = ask(model, Episodes, prompt, transcript.render())
-        episodes = self.candidates(
-            transcript,
-            [(e.model_dump(exclude={"message_ids"}), e.message_ids) for e in parsed.memories],
-            model,
-        )
-        if not parsed.memories:
+        """The episodes, then the reflection their lessons revise (none without one)."""
+        if not found:
             return []
-        lessons = {"text": " ".join(e.lesson for e in parsed.memories), "reflection": True}
-        ids = [i for e in parsed.memories for i in e.message_ids]
+        episodes = self.candidates(transcript, found, model)
+        lessons = {"text": " ".join(fields["lesson"] for fields, _ in found), "reflection": True}
+        ids = [i for _, message_ids in found for i in message_ids]
         (lesson,) = self.candidates(transcript, [(lessons, ids)], model)
         reflection = Candidate(lesson.content, lesson.provenance, fixed_key=REFLECTION_KEY)
         return [*episodes, reflection]

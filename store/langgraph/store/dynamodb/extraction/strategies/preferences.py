@@ -3,14 +3,9 @@ choose, stated or implied, each with the context it holds in and how strongly.""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar, Literal
 
-from langchain_core.language_models import BaseChatModel
-from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
-from langgraph.store.dynamodb.extraction.strategies.strategy import Strategy, register
-from langgraph.store.dynamodb.extraction.strategies.structured import ask
-from langgraph.store.dynamodb.extraction.strategies.transcript import Transcript
+from langgraph.store.dynamodb.extraction.strategies.strategy import PromptedStrategy, register
 from pydantic import BaseModel, Field
 
 PROMPT = """You record a user's preferences from a conversation between the user (human) \
@@ -49,25 +44,14 @@ class Preferences(BaseModel):
 
 
 @register
-class UserPreferences(Strategy):
+class UserPreferences(PromptedStrategy):
     """Preferences, stored as `{"text", "preference", "context", "strength", "explicit",
     "correction"}`."""
 
     kind: ClassVar[str] = "user_preferences"
     prompt_version: ClassVar[str] = "preferences-1"
 
+    system_prompt: ClassVar[str] = PROMPT
+    answer_schema: ClassVar[type[BaseModel]] = Preferences
+
     namespace: tuple[str, ...] = ("memories", "{tenant}", "preferences")
-
-    def extract(self, transcript: Transcript, model: BaseChatModel) -> Sequence[Candidate]:
-        return self.extract_with(PROMPT, transcript, model)
-
-    def extract_with(
-        self, prompt: str, transcript: Transcript, model: BaseChatModel
-    ) -> Sequence[Candidate]:
-        """`extract` with another system prompt (a custom strategy's)."""
-        parsed = ask(model, Preferences, prompt, transcript.render())
-        return self.candidates(
-            transcript,
-            [(p.model_dump(exclude={"message_ids"}), p.message_ids) for p in parsed.memories],
-            model,
-        )

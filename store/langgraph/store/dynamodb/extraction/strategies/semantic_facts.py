@@ -3,14 +3,9 @@ sentence each, with the messages that state them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar
 
-from langchain_core.language_models import BaseChatModel
-from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
-from langgraph.store.dynamodb.extraction.strategies.strategy import Strategy, register
-from langgraph.store.dynamodb.extraction.strategies.structured import ask
-from langgraph.store.dynamodb.extraction.strategies.transcript import Transcript
+from langgraph.store.dynamodb.extraction.strategies.strategy import PromptedStrategy, register
 from pydantic import BaseModel, Field
 
 PROMPT = """You extract long-term memories from a conversation between a user (human) and \
@@ -40,27 +35,13 @@ class Facts(BaseModel):
 
 
 @register
-class SemanticFacts(Strategy):
+class SemanticFacts(PromptedStrategy):
     """Facts the user states, stored as `{"text": ..., "correction": bool}`."""
 
     kind: ClassVar[str] = "semantic_facts"
     prompt_version: ClassVar[str] = "facts-1"
 
+    system_prompt: ClassVar[str] = PROMPT
+    answer_schema: ClassVar[type[BaseModel]] = Facts
+
     namespace: tuple[str, ...] = ("memories", "{tenant}", "facts")
-
-    def extract(self, transcript: Transcript, model: BaseChatModel) -> Sequence[Candidate]:
-        return self.extract_with(PROMPT, transcript, model)
-
-    def extract_with(
-        self, prompt: str, transcript: Transcript, model: BaseChatModel
-    ) -> Sequence[Candidate]:
-        """`extract` with another system prompt (a custom strategy's)."""
-        parsed = ask(model, Facts, prompt, transcript.render())
-        return self.candidates(
-            transcript,
-            [
-                ({"text": f.text, "correction": f.correction}, f.message_ids)
-                for f in parsed.memories
-            ],
-            model,
-        )

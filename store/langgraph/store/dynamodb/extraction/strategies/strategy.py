@@ -3,7 +3,9 @@ which model. Strategies are pydantic models (their settings are their fields, st
 table's extraction config), registered by `kind` so a config names them as data.
 
 A new strategy subclasses `Strategy`, sets `kind` and `prompt_version`, implements
-`extract` and is registered with `@register`.
+`extract` and is registered with `@register`. One whose extract is a prompt and an answer
+schema listing memories (the built-in strategies) subclasses `PromptedStrategy` instead,
+and sets only those two and what it does differently with what the model found.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, ClassVar, TypeVar
 from langchain_core.language_models import BaseChatModel
 from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate, Provenance
 from langgraph.store.dynamodb.extraction.strategies.errors import MalformedAnswerError
+from langgraph.store.dynamodb.extraction.strategies.structured import Found, memories
 from langgraph.store.dynamodb.extraction.strategies.transcript import Transcript
 from langgraph.store.dynamodb.recall import templates
 from pydantic import (
@@ -148,6 +151,32 @@ class Strategy(BaseModel, ABC):
         """The candidate memories in `transcript`, from one structured-output call of
         `model`. Raises `MalformedAnswerError` when the answer does not fit (the caller
         retries once). Returns no candidate when nothing is worth remembering."""
+
+
+class PromptedStrategy(Strategy):
+    """A strategy of one system prompt (`system_prompt`) and one answer schema
+    (`answer_schema`: a `memories` list, each memory with the `message_ids` it came from).
+    Its extract asks the model once (`structured.memories`) and makes one candidate a
+    memory, its content the memory's other fields; a strategy that makes them otherwise
+    overrides `made`."""
+
+    system_prompt: ClassVar[str]
+    answer_schema: ClassVar[type[BaseModel]]
+
+    def extract(self, transcript: Transcript, model: BaseChatModel) -> Sequence[Candidate]:
+        return self.extract_with(self.system_prompt, transcript, model)
+
+    def extract_with(
+        self, prompt: str, transcript: Transcript, model: BaseChatModel
+    ) -> Sequence[Candidate]:
+        """`extract` with another system prompt (a custom strategy's)."""
+        return self.made(transcript, memories(model, self.answer_schema, prompt, transcript), model)
+
+    def made(
+        self, transcript: Transcript, found: Sequence[Found], model: BaseChatModel
+    ) -> Sequence[Candidate]:
+        """The candidates of the memories the model found: one each."""
+        return self.candidates(transcript, found, model)
 
 
 def model_name(model: BaseChatModel) -> str:

@@ -5,12 +5,13 @@ into the summary already there, with a conditional write)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import ClassVar
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
-from langgraph.store.dynamodb.extraction.strategies.strategy import Strategy, register
-from langgraph.store.dynamodb.extraction.strategies.structured import ask
+from langgraph.store.dynamodb.extraction.strategies.strategy import PromptedStrategy, register
+from langgraph.store.dynamodb.extraction.strategies.structured import Found
 from langgraph.store.dynamodb.extraction.strategies.transcript import Transcript
 from pydantic import BaseModel, Field
 
@@ -40,24 +41,20 @@ class SessionSummary(BaseModel):
 
 
 @register
-class SessionSummaries(Strategy):
+class SessionSummaries(PromptedStrategy):
     """A thread's running summary, `{"text": ...}` at key `summary-<thread id>`."""
 
     kind: ClassVar[str] = "session_summary"
     prompt_version: ClassVar[str] = "summary-1"
 
+    system_prompt: ClassVar[str] = PROMPT
+    answer_schema: ClassVar[type[BaseModel]] = SessionSummary
+
     namespace: tuple[str, ...] = ("memories", "{tenant}", "summaries")
 
-    def extract(self, transcript: Transcript, model: BaseChatModel) -> Sequence[Candidate]:
-        return self.extract_with(PROMPT, transcript, model)
-
-    def extract_with(
-        self, prompt: str, transcript: Transcript, model: BaseChatModel
+    def made(
+        self, transcript: Transcript, found: Sequence[Found], model: BaseChatModel
     ) -> Sequence[Candidate]:
-        """`extract` with another system prompt (a custom strategy's)."""
-        parsed = ask(model, SessionSummary, prompt, transcript.render())
-        found = self.candidates(
-            transcript, [({"text": p.text}, p.message_ids) for p in parsed.memories], model
-        )
+        """The part's summary, kept at the thread's summary key."""
         key = SUMMARY_KEY.format(thread_id=transcript.thread_id)
-        return [Candidate(c.content, c.provenance, c.ordinal, fixed_key=key) for c in found]
+        return [replace(c, fixed_key=key) for c in self.candidates(transcript, found, model)]

@@ -8,14 +8,14 @@ whose tenant spent its daily budget asks to run again later (`RunReport.retry_af
 request goes back on the queue delayed that long, at most 900 s a hop (the debounce). A
 permanent failure (`ExtractionError`: malformed answers, a refused model) goes to the
 dead-letter queue at once, naming the thread, the checkpoint and why; any other error
-fails the record alone (Powertools' `BatchProcessor`): SQS delivers it again and, after
+fails the record alone (`handlers.batch.BatchHandler`: Powertools' `BatchProcessor`):
+SQS delivers it again and, after
 the queue's `maxReceiveCount`, its redrive policy moves it to the same dead-letter queue,
 whose messages name the thread and checkpoint as well.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -23,32 +23,20 @@ from enum import StrEnum
 from typing import Any
 
 import boto3
-from aws_lambda_powertools import Logger, Metrics
-from aws_lambda_powertools.metrics import MetricUnit
-from aws_lambda_powertools.utilities.batch import (
-    BatchProcessor,
-    EventType,
-    process_partial_response,
-)
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from aws_lambda_powertools.utilities.batch import EventType
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb.basestore.store import DynamoDBStore
 from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
 from langgraph.store.dynamodb.extraction.engine.extractor import Extractor, RunReport
 from langgraph.store.dynamodb.extraction.strategies.errors import ExtractionError
+from langgraph.store.dynamodb.handlers.batch import BatchHandler, Environment, flag
 from langgraph.store.dynamodb.handlers.extraction_queue import (
     ExtractionRequest,
     message,
 )
-from langgraph.store.dynamodb.handlers.tracing import Tracing
 from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
 from langgraph.store.dynamodb.table.usage import UsageLogSink
 
-SERVICE = "memory-extractor"
-logger = Logger(service=SERVICE)
-metrics = Metrics(
-    namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "LangGraphMemory"), service=SERVICE
-)
 # Threads of one batch run at once (a batch holds at most 10 messages).
 CONCURRENCY = 10
 
@@ -68,7 +56,7 @@ class _Done:
     report: RunReport | None = None
 
 
-class ExtractionWorker:
+class ExtractionWorker(BatchHandler, service="memory-extractor", event_type=EventType.SQS):
     """Runs the threads an SQS batch of extraction requests names, through `extractor`.
     `sqs` sends the deferred requests back to `queue_url` and the failed ones to
     `dead_letter_url`. With `tracing`, X-Ray traces each batch."""
@@ -82,43 +70,26 @@ class ExtractionWorker:
         sqs: Any = None,
         tracing: bool = False,
     ) -> None:
+        super().__init__(tracing=tracing)
         self.extractor = extractor
         self.queue_url = queue_url
         self.dead_letter_url = dead_letter_url
-        self._sqs = sqs or boto3.Session().client(
-            "sqs", region_name=extractor.store._client.meta.region_name
-        )
-        self._tracing = Tracing(tracing, SERVICE)
-        self._traced_handle = self._tracing.capture(self._handle)
+        self._sqs = sqs or boto3.Session().client("sqs", region_name=extractor.region)
 
-    def handle(self, event: Mapping[str, Any], context: Any = None) -> dict[str, Any]:
-        """Process an SQS batch; returns Lambda's partial batch response."""
-        response: dict[str, Any] = self._traced_handle(event, context)
-        return response
+    # The Lambda's batch step (`handle`, from `BatchHandler`, runs it)
 
-    def _handle(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
-        records = list(event.get("Records", []))
+    def process_batch(self, records: list[Mapping[str, Any]]) -> dict[str, Outcome | Exception]:
+        """Each SQS record's outcome, by message id, reported (metrics and logs)."""
         done = self.process(records)
-
-        def record_handler(record: SQSRecord) -> str:
-            outcome = done[record.message_id].outcome
-            if isinstance(outcome, Exception):
-                raise outcome
-            return outcome.value
-
-        processor = BatchProcessor(event_type=EventType.SQS)
-        response = process_partial_response(
-            event=dict(event), record_handler=record_handler, processor=processor, context=context
-        )
         self._report(done)
-        return dict(response)
+        return {message_id: entry.outcome for message_id, entry in done.items()}
 
     def process(self, records: list[Mapping[str, Any]]) -> dict[str, _Done]:
         """Each record's outcome (and its thread's run), by message id."""
         done: dict[str, _Done] = {}
         threads: dict[tuple[str, str], list[tuple[str, ExtractionRequest]]] = {}
         for record in records:
-            message_id = str(record["messageId"])
+            message_id = self.record_id(record)
             try:
                 request = ExtractionRequest.parse(str(record["body"]))
             except ValueError as error:
@@ -142,10 +113,10 @@ class ExtractionWorker:
     def _run(self, request: ExtractionRequest) -> _Done:
         """Run one thread: done, deferred, dead-lettered, or the error to retry on."""
         try:
-            with self._tracing.span("extract"):
+            with self.span("extract"):
                 report = self.extractor.run(request.tenant, request.thread_id)
         except ExtractionError as error:
-            logger.error(
+            self.logger.error(
                 "Extraction failed for good",
                 extra={"request": request.body()},
                 exc_info=error,
@@ -187,11 +158,9 @@ class ExtractionWorker:
         reports = [d.report for d in done.values() if d.report is not None]
         runs = [run for report in reports for run in report.runs]
         counts = {outcome: 0 for outcome in Outcome}
-        failed = 0
+        failed = [entry.outcome for entry in done.values() if isinstance(entry.outcome, Exception)]
         for entry in done.values():
-            if isinstance(entry.outcome, Exception):
-                failed += 1
-            else:
+            if not isinstance(entry.outcome, Exception):
                 counts[entry.outcome] += 1
         figures = {
             "Requests": len(done),
@@ -199,19 +168,14 @@ class ExtractionWorker:
             "ThreadsDeferred": counts[Outcome.DEFERRED],
             "RequestsFolded": counts[Outcome.FOLDED],
             "DeadLettered": counts[Outcome.DEAD_LETTERED],
-            "RequestsFailed": failed,
+            "RequestsFailed": len(failed),
             "MemoriesWritten": sum(len(run.written) for run in runs),
             "ModelCalls": sum(run.model_calls for run in runs),
             "InputTokens": sum(run.input_tokens for run in runs),
             "OutputTokens": sum(run.output_tokens for run in runs),
         }
-        for name, value in figures.items():
-            metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
-        metrics.flush_metrics()
-        for entry in done.values():
-            if isinstance(entry.outcome, Exception):
-                logger.warning("Extraction request failed; SQS retries it", exc_info=entry.outcome)
-        logger.info("Extraction batch done", extra=figures)
+        self.report(figures, failed, "Extraction request failed; SQS retries it")
+        self.logger.info("Extraction batch done", extra=figures)
 
 
 def worker_env(
@@ -235,10 +199,10 @@ def worker_env(
         "INDEX_NAME": index_name,
         "EMBEDDING_MODEL_ID": embedding_model_id,
         "EMBEDDING_DIMS": str(dims),
-        "EMBEDDING_NORMALIZE": str(normalize).lower(),
+        "EMBEDDING_NORMALIZE": flag(normalize),
         "EMBEDDING_FIELDS": ",".join(fields),
         "THREAD_TENANT_KEY": tenant_key,
-        "TRACING": str(tracing).lower(),
+        "TRACING": flag(tracing),
     }
 
 
@@ -248,30 +212,26 @@ def worker_from_env(env: Mapping[str, str] | None = None) -> ExtractionWorker:
     write) and embeds the queries consolidation searches with; the saver reads threads
     keyed by `THREAD_TENANT_KEY`; the chat models are Bedrock's (`ChatBedrockConverse`).
     Usage per tenant goes to the log as JSON (`usage.UsageLogSink`)."""
-    env = os.environ if env is None else env
-    missing = [
-        name
-        for name in ("TABLE_NAME", "EXTRACTION_QUEUE_URL", "EXTRACTION_DLQ_URL")
-        if not env.get(name)
-    ]
-    if missing:
-        raise ValueError(f"Set {', '.join(missing)}: the extraction worker needs them.")
-    table = env["TABLE_NAME"]
-    dims = int(env.get("EMBEDDING_DIMS") or 1024)
-    model = env.get("EMBEDDING_MODEL_ID") or "amazon.titan-embed-text-v2:0"
-    normalize = env.get("EMBEDDING_NORMALIZE", "false").lower() == "true"
+    settings = Environment(env)
+    table, queue_url, dead_letter_url = settings.require(
+        ["TABLE_NAME", "EXTRACTION_QUEUE_URL", "EXTRACTION_DLQ_URL"],
+        ": the extraction worker needs them.",
+    )
+    dims = int(settings.get("EMBEDDING_DIMS", "1024"))
+    model = settings.get("EMBEDDING_MODEL_ID", "amazon.titan-embed-text-v2:0")
+    normalize = settings.flag("EMBEDDING_NORMALIZE")
     index = {
         "dims": dims,
         "embed": bedrock_embeddings(model, dims, normalize),
-        "fields": (env.get("EMBEDDING_FIELDS") or "$").split(","),
-        "index_name": env.get("INDEX_NAME") or DEFAULT_INDEX_NAME,
+        "fields": settings.get("EMBEDDING_FIELDS", "$").split(","),
+        "index_name": settings.get("INDEX_NAME", DEFAULT_INDEX_NAME),
         "embed_on": "stream",
     }
     store = DynamoDBStore(table, index=index, on_usage=UsageLogSink())  # type: ignore[arg-type]
-    saver = DynamoDBSaver(table, tenant_key=env.get("THREAD_TENANT_KEY") or None)
+    saver = DynamoDBSaver(table, tenant_key=settings.get("THREAD_TENANT_KEY"))
     return ExtractionWorker(
         Extractor(store, saver),
-        queue_url=env["EXTRACTION_QUEUE_URL"],
-        dead_letter_url=env["EXTRACTION_DLQ_URL"],
-        tracing=env.get("TRACING", "false").lower() == "true",
+        queue_url=queue_url,
+        dead_letter_url=dead_letter_url,
+        tracing=settings.flag("TRACING"),
     )
