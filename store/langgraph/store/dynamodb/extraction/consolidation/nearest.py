@@ -31,7 +31,6 @@ from langgraph.store.dynamodb.extraction.strategies.structured import ask
 from langgraph.store.dynamodb.recall.fields import CORRECTION, CURRENT_ONLY, TEXT
 from pydantic import BaseModel, Field
 
-PROMPT_VERSION = "consolidate-1"
 PROMPT = """You keep a user's long-term memory consistent. You are given the memories \
 already known, numbered `[n]`, and new candidate memories, numbered `[cN]`; a candidate \
 written `[cN] -> [n]` is a new version of memory n and must update it.
@@ -74,10 +73,6 @@ def normalized(text: str) -> str:
 def fingerprint(text: str) -> str:
     """A short hash of normalized text."""
     return hashlib.sha256(normalized(text).encode()).hexdigest()[:16]
-
-
-def _same(item: Item, text: str) -> bool:
-    return normalized(str(item.value.get(TEXT, ""))) == normalized(text)
 
 
 class NearestConsolidator:
