@@ -1,19 +1,16 @@
-"""Embed items in the background and write their vectors under the content-hash rule.
+"""Embed the texts of many items in the background: model-sized batches (Cohere v3 on
+Bedrock takes 96 texts per call, Titan one: the caller says how many), bounded
+concurrency, throttling retried with backoff, and a failing batch split so that one bad
+item fails alone.
 
-Shared by the stream consumer and reindex. Texts are embedded in model-sized batches
-(Cohere v3 takes 96 texts per call, Titan one) with bounded concurrency; throttling is
-retried with backoff; a failing batch is split so that one bad item fails alone.
-
-Each item's vector write is conditional: on the content hash that was embedded (the
-consumer) or on the value being unchanged since it was read (reindex). A newer put
-always wins, a deleted item is never resurrected, and the same write clears the pending
-marker. Extra vector rows (items with several texts) follow the store's rule
-(`memory.writes`): keyed by the write that made them, written before the item points at
-them, and the rows the item pointed at before deleted by the writer that replaced them.
+Shared by the stream consumer and reindex, which then write the vectors under the
+content-hash rule (`items.vector_writes`). `check_vectors`, the check of what a model
+returned, is also the one the store applies to what it embeds itself (puts and queries).
 """
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 import time
@@ -24,28 +21,9 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 from langchain_core.embeddings import Embeddings
-from langgraph.store.dynamodb.embedders.bedrock_models import foundation_model
-from langgraph.store.dynamodb.items import vector_rows
-from langgraph.store.dynamodb.items.embedding import check_vectors, new_vector_version, to_attribute
-from langgraph.store.dynamodb.items.model_pin import BEDROCK, ModelIdentity
-from langgraph.store.dynamodb.table import clock, dynamo
-from langgraph.store.dynamodb.table.errors import raise_if_collection_full
-from langgraph.store.dynamodb.table.keys import decode_namespace
-from langgraph.store.dynamodb.table.schema import (
-    CONTENT_HASH,
-    PENDING,
-    PK,
-    SK,
-    UPDATED_AT,
-    VECTOR,
-    VECTOR_COUNT,
-    VECTOR_VERSION,
-)
 from langgraph.store.dynamodb.table.usage import UsageMeter, group_of_partition
 
 DEFAULT_CONCURRENCY = 8
-GENERIC_BATCH = 96
-COHERE_V3_BATCH = 96
 THROTTLED = frozenset(
     {
         "ThrottlingException",
@@ -57,12 +35,18 @@ THROTTLED = frozenset(
 MAX_ATTEMPTS = 6
 
 
-def batch_size_for(model: ModelIdentity) -> int:
-    """Texts per embedding call: Bedrock's Cohere v3 embeds up to 96 per call, other
-    Bedrock models (Titan) one; other embedders get lists and batch as they see fit."""
-    if model.provider != BEDROCK:
-        return GENERIC_BATCH
-    return COHERE_V3_BATCH if foundation_model(model.model).startswith("cohere.embed-") else 1
+def check_vectors(vectors: Sequence[Sequence[float]], dims: int, count: int) -> None:
+    """Raise `ValueError` unless there are `count` finite vectors of `dims` numbers."""
+    if len(vectors) != count:
+        raise ValueError(f"The embedding model returned {len(vectors)} vectors for {count} texts")
+    for vector in vectors:
+        if len(vector) != dims:
+            raise ValueError(
+                f"The embedding model returned {len(vector)} dimensions but index['dims'] "
+                f"is {dims}: set dims={len(vector)} or use a model that produces {dims}."
+            )
+        if not all(math.isfinite(x) for x in vector):
+            raise ValueError("The embedding model returned a non-finite number (NaN or inf)")
 
 
 @dataclass(frozen=True)
@@ -96,22 +80,24 @@ class EmbedStats:
 
 class BatchEmbedder:
     """Embeds the texts of many jobs with batching, bounded concurrency and retries;
-    reports each successful call's texts to `usage`, by group."""
+    reports each successful call's texts to `usage`, by group. `dims` is the numbers each
+    vector must have, `batch_size` the most texts one call takes: for a pinned model, its
+    `dims` and `items.embedding.batch_size_for(model)`."""
 
     def __init__(
         self,
         embeddings: Embeddings,
-        model: ModelIdentity,
         *,
+        dims: int,
+        batch_size: int,
         concurrency: int = DEFAULT_CONCURRENCY,
-        batch_size: int | None = None,
         usage: UsageMeter | None = None,
     ) -> None:
         self._embeddings = embeddings
         self._usage = usage
-        self._model = model
+        self._dims = dims
         self._concurrency = max(1, concurrency)
-        self._batch_size = batch_size or batch_size_for(model)
+        self._batch_size = batch_size
         self.stats = EmbedStats()
 
     def embed(self, jobs: Sequence[EmbedJob]) -> list[list[list[float]] | Exception]:
@@ -131,7 +117,7 @@ class BatchEmbedder:
         texts = [text for index in group for text in jobs[index].texts]
         try:
             vectors = self._call(texts)
-            check_vectors(vectors, self._model.dims, len(texts))
+            check_vectors(vectors, self._dims, len(texts))
             if self._usage is not None:
                 self._usage.embedded((group_of_partition(jobs[i].pk), jobs[i].texts) for i in group)
         except Exception as error:
@@ -186,101 +172,3 @@ def with_backoff(call: Callable[[], list[list[float]]]) -> list[list[float]]:
                 raise
         time.sleep(min(5.0, 0.1 * 2**attempt) * random.uniform(0.5, 1.0))
     raise AssertionError("unreachable")
-
-
-class VectorWriter:
-    """Writes embedded vectors to one table under the content-hash rule."""
-
-    def __init__(self, client: Any, table: str) -> None:
-        self._client = client
-        self._table = table
-
-    def write(self, job: EmbedJob, vectors: Sequence[Sequence[float]]) -> bool:
-        """Write the extra rows, then the item's vector 0 (clearing its pending marker) and
-        delete the extra rows it replaced; False when the item changed or vanished since
-        (the rows just written are deleted again). A namespace the vectors would grow past
-        DynamoDB's item-collection limit raises `NamespaceFullError`."""
-        try:
-            return self._write(job, vectors)
-        except ClientError as error:
-            raise_if_collection_full(error, [decode_namespace(job.pk)])
-            raise
-
-    def _write(self, job: EmbedJob, vectors: Sequence[Sequence[float]]) -> bool:
-        version = new_vector_version() if len(vectors) > 1 else None
-        mine = (
-            vector_rows.extra_rows(
-                job.pk,
-                job.sk,
-                version,
-                [to_attribute(vector) for vector in vectors[1:]],
-                job.carried,
-                clock.now(),
-            )
-            if version
-            else []
-        )
-        dynamo.batch_write(self._client, self._table, [{"PutRequest": {"Item": r}} for r in mine])
-        old = self._update_item(job, vectors, version)
-        if old is None:
-            dynamo.batch_write(
-                self._client,
-                self._table,
-                vector_rows.deletes({PK: r[PK], SK: r[SK]} for r in mine),
-            )
-            return False
-        if vector_rows.carried(old) != dict(job.carried):
-            # The item changed filters or expiry (a TTL refresh) since the job was read.
-            current = {**old, VECTOR_VERSION: version, VECTOR_COUNT: len(vectors)}
-            vector_rows.follow(self._client, self._table, current, job.carried)
-        replaced = vector_rows.current_rows(old)
-        if replaced and old.get(VECTOR_VERSION) != version:
-            dynamo.batch_write(self._client, self._table, vector_rows.deletes(replaced))
-        return True
-
-    def _update_item(
-        self, job: EmbedJob, vectors: Sequence[Sequence[float]], version: str | None
-    ) -> dict[str, Any] | None:
-        """Point the item at the new vectors; the item as it was before (the extra rows it
-        pointed at, its current filters and expiry), or None when the condition failed."""
-        names = {
-            "#v": VECTOR,
-            "#n": VECTOR_COUNT,
-            "#p": PENDING,
-            "#h": CONTENT_HASH,
-            "#ver": VECTOR_VERSION,
-        }
-        values: dict[str, Any] = {
-            ":v": to_attribute(vectors[0]),
-            ":n": len(vectors),
-            ":h": job.digest,
-        }
-        sets = "#v = :v, #n = :n"
-        removes = "#p"
-        if version is None:
-            removes += ", #ver"
-        else:
-            sets += ", #ver = :ver"
-            values[":ver"] = version
-        if job.updated_at is None:
-            condition = "#h = :h"
-        else:
-            sets += ", #h = :h"
-            condition = "#u = :u"
-            names["#u"] = UPDATED_AT
-            values[":u"] = job.updated_at
-        try:
-            response = self._client.update_item(
-                TableName=self._table,
-                Key=dynamo.serialize({PK: job.pk, SK: job.sk}),
-                UpdateExpression=f"SET {sets} REMOVE {removes}",
-                ConditionExpression=condition,
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=dynamo.serialize(values),
-                ReturnValues="ALL_OLD",
-            )
-        except ClientError as error:
-            if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                return None
-            raise
-        return dynamo.deserialize(response.get("Attributes", {}))
