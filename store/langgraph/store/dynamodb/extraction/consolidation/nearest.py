@@ -92,10 +92,6 @@ class NearestConsolidator:
         model: BaseChatModel,
     ) -> list[Decision]:
         neighbours = self._neighbours(candidates, namespace, store)
-        known: dict[str, Item] = {}
-        for found in neighbours:
-            for item in found:
-                known.setdefault(item.key, item)
         decided: dict[int, Decision] = {}
         seen: dict[str, str] = {}
         for i, (candidate, found) in enumerate(zip(candidates, neighbours, strict=True)):
