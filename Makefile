@@ -16,11 +16,17 @@ $(PY):
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
+# A checkout installed before store/ was the source root keeps its old metadata at the top
+# (langgraph_dynamodb_memory.egg-info), which `python -m` from here would read first.
+STALE_METADATA := langgraph_dynamodb_memory.egg-info
+
 $(STAMP): pyproject.toml | $(PY)
+	rm -rf $(STALE_METADATA)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP) $(DEMO_STAMP)
 
 $(DEMO_STAMP): pyproject.toml | $(PY)
+	rm -rf $(STALE_METADATA)
 	$(PY) -m pip install --quiet -e '.[demo]'
 	touch $(DEMO_STAMP)
 
@@ -67,4 +73,4 @@ synth: $(STAMP) $(PYODIDE)
 	@echo "Template: cdk.out/LangGraphMemory.template.json"
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache cdk.out infra/node_modules
+	rm -rf $(VENV) $(STALE_METADATA) store/*.egg-info .mypy_cache .pytest_cache .ruff_cache cdk.out infra/node_modules

@@ -98,7 +98,8 @@ class MemorySettings:
             raise SettingError(
                 "chat_model_ids",
                 self.chat_model_ids,
-                "must name Bedrock Converse models with tool use (extraction.models.CHAT_MODELS)",
+                "must name Bedrock Converse models with tool use "
+                "(langgraph.store.dynamodb.extraction.strategies.chat_models.CHAT_MODELS)",
             )
         if not 0 <= self.extraction_delay_seconds <= MAX_DELAY_SECONDS:
             raise SettingError(

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 from langgraph.store.dynamodb import DynamoDBStore, NamespaceFullError
+from langgraph.store.dynamodb.embedders.batch import BatchEmbedder
+from langgraph.store.dynamodb.items.embedding import batch_size_for
 from langgraph.store.dynamodb.items.rows import key_of
-from langgraph.store.dynamodb.items.vector_writes import BatchEmbedder
 from langgraph.store.dynamodb.stream.consumer import FILTER_PATTERN, StreamConsumer
 from langgraph.store.dynamodb.table.errors import InvalidSettingError
 from langgraph.store.dynamodb.table.schema import PENDING, VECTOR
@@ -324,7 +325,8 @@ def test_a_namespace_the_vectors_fill_fails_its_record_with_namespace_full() -> 
         store.put(NS, "m", {"text": "main", "notes": notes}, index=["text", "notes[*]"])
         records = capture(StreamSetup(store, embeddings, consumer))
         _, model = consumer.ready()
-        outcomes = consumer.process(records, BatchEmbedder(embeddings, model))
+        embedder = BatchEmbedder(embeddings, dims=model.dims, batch_size=batch_size_for(model))
+        outcomes = consumer.process(records, embedder)
         [outcome] = outcomes.values()
         assert isinstance(outcome, NamespaceFullError), outcome
         assert str(NS) in str(outcome)

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 from langchain_core.embeddings import Embeddings
+from langgraph.store.dynamodb.embedders.batch import BatchEmbedder, EmbedJob, with_backoff
 from langgraph.store.dynamodb.items.model_pin import identify
-from langgraph.store.dynamodb.items.vector_writes import BatchEmbedder, EmbedJob, with_backoff
 from langgraph.store.dynamodb.stream.consumer import consumer_from_env
 from langgraph.store.dynamodb.table.schema import PK, SK
 from langgraph.store.dynamodb.testing import mock_aws
@@ -87,7 +87,7 @@ def test_exhausted_throttling_retries_raise_the_throttling_error() -> None:
 @pytest.mark.parametrize(("jobs", "calls"), [(96, 1), (97, 2)])
 def test_one_call_embeds_a_full_batch(jobs: int, calls: int) -> None:
     embeddings = CountingEmbeddings()
-    embedder = BatchEmbedder(embeddings, identify(embeddings, DIMS), batch_size=96)
+    embedder = BatchEmbedder(embeddings, dims=DIMS, batch_size=96)
     work: list[Any] = [
         EmbedJob(pk="p", sk=f"k#{n}", texts=(f"text {n}",), digest="d") for n in range(jobs)
     ]

@@ -20,20 +20,23 @@ from pathlib import Path
 
 from langgraph.store.dynamodb.table import schema
 
+# The source root: a module is named by its path under it (`store/` + the path).
 STORE = Path(__file__).resolve().parents[2] / "store"
-SKIPPED = (STORE / "table" / "schema.py", STORE / "testing")
+LIBRARY = "langgraph/store/dynamodb/"
+SAVER = "langgraph/checkpoint/dynamodb/"
+SKIPPED = (STORE / LIBRARY / "table" / "schema.py", STORE / LIBRARY / "testing")
 
 # Literals that equal a word of the vocabulary but name no key or attribute of the table:
-# why, then the literals by module (under store/).
+# why, then the literals by module (its path under store/).
 COINCIDENCES: dict[str, dict[str, set[str]]] = {
     "fields of the CLI's output (--json, tables) and of its export lines, formats of their own": {
-        "cli/app.py": {"deleted", "dims", "model", "namespace", "tenant", "value"},
-        "cli/purge.py": {"deleted", "prefix"},
-        "cli/status.py": {"dims", "model"},
-        "cli/target.py": {"created_at", "namespace", "updated_at", "value"},
-        "cli/thread_transfer.py": {"tenant", "thread_id"},
-        "cli/threads.py": {"deleted", "namespace", "parent", "tenant", "thread_id"},
-        "cli/transfer.py": {
+        LIBRARY + "cli/app.py": {"deleted", "dims", "model", "namespace", "tenant", "value"},
+        LIBRARY + "cli/purge.py": {"deleted", "prefix"},
+        LIBRARY + "cli/status.py": {"dims", "model"},
+        LIBRARY + "cli/target.py": {"created_at", "namespace", "updated_at", "value"},
+        LIBRARY + "cli/thread_transfer.py": {"tenant", "thread_id"},
+        LIBRARY + "cli/threads.py": {"deleted", "namespace", "parent", "tenant", "thread_id"},
+        LIBRARY + "cli/transfer.py": {
             "created_at",
             "expires_at",
             "namespace",
@@ -42,48 +45,53 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
             "updated_at",
             "value",
         },
-        "demo/__main__.py": {"namespace"},
-        "table/usage.py": {"tenant"},
+        LIBRARY + "demo/__main__.py": {"namespace"},
+        LIBRARY + "table/usage.py": {"tenant"},
     },
     "names of settings and arguments (the index configuration, the config file, options)": {
-        "checkpoint/saver.py": {"tenant"},
-        "cli/target.py": {"dims", "fields"},
-        "demo/__main__.py": {"dims", "fields"},
-        "embedders/bedrock_models.py": {"dims"},
-        "embedders/build.py": {"dims"},
-        "extraction/worker.py": {"dims", "fields"},
-        "items/index_config.py": {"dims", "fields", "filter_fields"},
-        "memory/config.py": {"dims", "fields"},
+        SAVER + "saver.py": {"tenant"},
+        LIBRARY + "cli/target.py": {"dims", "fields"},
+        LIBRARY + "demo/__main__.py": {"dims", "fields"},
+        LIBRARY + "embedders/bedrock_models.py": {"dims"},
+        LIBRARY + "embedders/build.py": {"dims"},
+        LIBRARY + "extraction/worker/queue_worker.py": {"dims", "fields"},
+        LIBRARY + "items/index_config.py": {"dims", "fields", "filter_fields"},
+        LIBRARY + "basestore/config.py": {"dims", "fields"},
     },
     "LangGraph's names: keys of a thread's `configurable`, a MatchCondition's match type": {
-        "checkpoint/loading.py": {"thread_id"},
-        "checkpoint/saver.py": {"thread_id"},
-        "cli/target.py": {"tenant"},
-        "demo/agent.py": {"thread_id"},
-        "extraction/reader.py": {"thread_id"},
-        "items/namespaces.py": {"prefix"},
+        SAVER + "loading.py": {"thread_id"},
+        SAVER + "saver.py": {"thread_id"},
+        LIBRARY + "cli/target.py": {"tenant"},
+        LIBRARY + "demo/agent.py": {"thread_id"},
+        LIBRARY + "extraction/engine/reader.py": {"thread_id"},
+        LIBRARY + "items/namespaces.py": {"prefix"},
     },
     "a prefix rule of Lambda's event filtering": {
-        "stream/consumer.py": {"prefix"},
-        "stream/router.py": {"prefix"},
-        "stream/event_filter.py": {"prefix"},
+        LIBRARY + "stream/consumer.py": {"prefix"},
+        LIBRARY + "stream/router.py": {"prefix"},
+        LIBRARY + "stream/event_filter.py": {"prefix"},
     },
     "Python attributes of an embedder, a regular expression's group, an IAM resource kind": {
-        "embedders/bedrock_models.py": {"model"},
-        "items/model_pin.py": {"model", "normalize"},
-        "table/permissions.py": {"model"},
+        LIBRARY + "embedders/bedrock_models.py": {"model"},
+        LIBRARY + "items/model_pin.py": {"model", "normalize"},
+        LIBRARY + "table/permissions.py": {"model"},
     },
     "an extraction's names: a memory's provenance fields, a namespace template's "
     "placeholders, a strategy's settings, a chat model's attributes": {
-        "extraction/candidates.py": {"model", "tenant", "thread_id"},
-        "extraction/strategy.py": {"model", "namespace", "tenant", "thread_id"},
-        "extraction/fields.py": {"thread_id"},
+        LIBRARY + "extraction/strategies/candidates.py": {"model", "tenant", "thread_id"},
+        LIBRARY + "extraction/strategies/strategy.py": {
+            "model",
+            "namespace",
+            "tenant",
+            "thread_id",
+        },
+        LIBRARY + "recall/fields.py": {"thread_id"},
     },
     "pydantic's validator mode": {
-        "extraction/custom.py": {"after"},
+        LIBRARY + "extraction/strategies/custom.py": {"after"},
     },
     "the lexical embedder's stopword and word feature prefix": {
-        "embedders/lexical.py": {"i", "w:"},
+        LIBRARY + "embedders/lexical.py": {"i", "w:"},
     },
 }
 EXCUSED = {

@@ -140,7 +140,7 @@ class StoreSettings:
         return config
 
     def embeddings(self) -> Embeddings:
-        """The LangChain embeddings the `embed` name stands for (`embedders.embedder`)."""
+        """The LangChain embeddings the `embed` name stands for (`embedders.build.embedder`)."""
         assert self.embed
         try:
             return embedder(

@@ -6,7 +6,7 @@ A prefix fans out over the namespaces below it (from the registry, bounded by
 `offset + limit` is always within the union of each namespace's top `offset + limit`.
 Values come from the index projection (ALL), so a hit on an item row needs no read;
 hits on an item's extra vector rows are resolved with one BatchGetItem and kept only while
-they belong to the item's current write (see `memory.writes`).
+they belong to the item's current write (see `writes`).
 """
 
 from __future__ import annotations

@@ -25,10 +25,10 @@ from langgraph.store.dynamodb.basestore.reads import Reader
 from langgraph.store.dynamodb.basestore.semantic_search import SemanticSearch, check_page
 from langgraph.store.dynamodb.basestore.vector_index import ensure_index
 from langgraph.store.dynamodb.basestore.writes import ChangedSinceReadError, Expected, Writer
+from langgraph.store.dynamodb.embedders.batch import check_vectors
 from langgraph.store.dynamodb.items.embedding import (
     EmbeddingPlan,
     attach_vectors,
-    check_vectors,
     plan_embeddings,
 )
 from langgraph.store.dynamodb.items.filters import validate_filter

@@ -1,5 +1,6 @@
 """Embedders: Bedrock models and the rule for a model id, the offline MiniLM model, the
-lexical embedder, and building any of them by name.
+lexical embedder, building any of them by name, and embedding many texts in batches with
+retries (`batch`), with the check of what a model returns.
 
 May import: `table`.
 """

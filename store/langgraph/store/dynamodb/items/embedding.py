@@ -1,11 +1,11 @@
-"""What gets embedded and how vectors are checked and stored (shared by store and Lambda)."""
+"""What gets embedded (and how many texts one embedding call takes), and how vectors are
+checked and stored (shared by store and Lambda)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import logging
-import math
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -13,8 +13,10 @@ from decimal import Decimal
 from typing import Any
 
 from langgraph.store.base import Op, PutOp, SearchOp, get_text_at_path
+from langgraph.store.dynamodb.embedders.batch import check_vectors
+from langgraph.store.dynamodb.embedders.bedrock_models import foundation_model
 from langgraph.store.dynamodb.items.index_config import IndexSettings
-from langgraph.store.dynamodb.items.model_pin import ModelIdentity
+from langgraph.store.dynamodb.items.model_pin import BEDROCK, ModelIdentity
 from langgraph.store.dynamodb.items.rows import check_row_size
 from langgraph.store.dynamodb.table.keys import MAX_SORT_KEY_BYTES, Namespace, group_of, item_key_of
 from langgraph.store.dynamodb.table.schema import (
@@ -35,6 +37,9 @@ logger = logging.getLogger(__name__)
 # write that made it has finished or failed (a write in flight has not yet written the item
 # row that will use its rows).
 ORPHAN_SECONDS = 900.0
+# Texts per embedding call (`batch_size_for`).
+GENERIC_BATCH = 96
+COHERE_V3_BATCH = 96
 
 
 def texts_to_embed(value: Mapping[str, Any], paths: Sequence[str]) -> list[str]:
@@ -53,18 +58,12 @@ def content_hash(texts: Sequence[str], model: ModelIdentity) -> str:
     return hashlib.sha256(payload).hexdigest()[:32]
 
 
-def check_vectors(vectors: Sequence[Sequence[float]], dims: int, count: int) -> None:
-    """Raise `ValueError` unless there are `count` finite vectors of `dims` numbers."""
-    if len(vectors) != count:
-        raise ValueError(f"The embedding model returned {len(vectors)} vectors for {count} texts")
-    for vector in vectors:
-        if len(vector) != dims:
-            raise ValueError(
-                f"The embedding model returned {len(vector)} dimensions but index['dims'] "
-                f"is {dims}: set dims={len(vector)} or use a model that produces {dims}."
-            )
-        if not all(math.isfinite(x) for x in vector):
-            raise ValueError("The embedding model returned a non-finite number (NaN or inf)")
+def batch_size_for(model: ModelIdentity) -> int:
+    """Texts per embedding call: Bedrock's Cohere v3 embeds up to 96 per call, other
+    Bedrock models (Titan) one; other embedders get lists and batch as they see fit."""
+    if model.provider != BEDROCK:
+        return GENERIC_BATCH
+    return COHERE_V3_BATCH if foundation_model(model.model).startswith("cohere.embed-") else 1
 
 
 def to_attribute(vector: Sequence[float]) -> list[Decimal]:

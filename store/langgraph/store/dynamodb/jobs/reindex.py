@@ -19,7 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from langgraph.store.dynamodb.items.embedding import content_hash, texts_to_embed
+from langgraph.store.dynamodb.embedders.batch import DEFAULT_CONCURRENCY, BatchEmbedder, EmbedJob
+from langgraph.store.dynamodb.items.embedding import batch_size_for, content_hash, texts_to_embed
 from langgraph.store.dynamodb.items.index_config import IndexSettings
 from langgraph.store.dynamodb.items.model_pin import (
     OLD_PIN_WRITE_GRACE_SECONDS,
@@ -29,12 +30,7 @@ from langgraph.store.dynamodb.items.model_pin import (
 )
 from langgraph.store.dynamodb.items.registry import Registry
 from langgraph.store.dynamodb.items.vector_rows import carried
-from langgraph.store.dynamodb.items.vector_writes import (
-    DEFAULT_CONCURRENCY,
-    BatchEmbedder,
-    EmbedJob,
-    VectorWriter,
-)
+from langgraph.store.dynamodb.items.vector_writes import VectorWriter
 from langgraph.store.dynamodb.jobs.resume_markers import ResumeMarker
 from langgraph.store.dynamodb.table import clock, dynamo
 from langgraph.store.dynamodb.table.keys import (
@@ -201,7 +197,11 @@ class _Run:
     ) -> None:
         self._settings = settings
         self._embedder = BatchEmbedder(
-            settings.embeddings, settings.model, concurrency=concurrency, usage=store.usage
+            settings.embeddings,
+            dims=settings.model.dims,
+            batch_size=batch_size_for(settings.model),
+            concurrency=concurrency,
+            usage=store.usage,
         )
         self._writer = VectorWriter(store.client, store.table_name)
         self._concurrency = max(1, concurrency)

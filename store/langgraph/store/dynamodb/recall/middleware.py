@@ -1,5 +1,5 @@
 """`MemoryRecall`, an `AgentMiddleware` for LangChain's `create_agent`: before each model
-call it recalls the memories of this tenant and user (`extraction.recall`, one store
+call it recalls the memories of this tenant and user (`recall.recall`, one store
 round trip through `runtime.store`, capped in tokens) and adds them to the system
 message. It only reads: it never waits for an extraction, and a store outage means a
 turn without memories and a logged warning. Needs `langchain`: the `agents` extra,

@@ -3,7 +3,7 @@ model's context. One store batch (one round trip: every namespace's search runs 
 current memories only unless `history` is asked for, cut to a token budget. Reads only:
 recall never waits for an extraction.
 
-`recall` is the plain function (for `StateGraph` nodes); `extraction.middleware` wraps it
+`recall` is the plain function (for `StateGraph` nodes); `recall.middleware` wraps it
 for LangChain's `create_agent`."""
 
 from __future__ import annotations

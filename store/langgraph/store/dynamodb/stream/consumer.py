@@ -34,9 +34,10 @@ import boto3
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import EventType
 from langchain_core.embeddings import Embeddings
+from langgraph.store.dynamodb.embedders.batch import DEFAULT_CONCURRENCY, BatchEmbedder, EmbedJob
 from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
 from langgraph.store.dynamodb.handlers.batch import BatchHandler, Environment, flag
-from langgraph.store.dynamodb.items.embedding import content_hash, texts_to_embed
+from langgraph.store.dynamodb.items.embedding import batch_size_for, content_hash, texts_to_embed
 from langgraph.store.dynamodb.items.model_pin import (
     BEDROCK,
     ModelIdentity,
@@ -48,12 +49,7 @@ from langgraph.store.dynamodb.items.model_pin import (
 )
 from langgraph.store.dynamodb.items.registry import Registry
 from langgraph.store.dynamodb.items.vector_rows import carried
-from langgraph.store.dynamodb.items.vector_writes import (
-    DEFAULT_CONCURRENCY,
-    BatchEmbedder,
-    EmbedJob,
-    VectorWriter,
-)
+from langgraph.store.dynamodb.items.vector_writes import VectorWriter
 from langgraph.store.dynamodb.stream.event_filter import matches_any
 from langgraph.store.dynamodb.stream.router import (
     CHECKPOINT_PATTERN,
@@ -263,7 +259,11 @@ class StreamConsumer(BatchHandler, service="memory-embedder", event_type=EventTy
                 )
                 raise
             embedder = BatchEmbedder(
-                embeddings, model, concurrency=self.concurrency, usage=self._usage
+                embeddings,
+                dims=model.dims,
+                batch_size=batch_size_for(model),
+                concurrency=self.concurrency,
+                usage=self._usage,
             )
             try:
                 outcomes.update(self.process(items, embedder))

@@ -4,7 +4,7 @@ A stream shard serves at most two concurrent readers, and the embedding consumer
 so the extraction does not read the stream itself. The consumer's event source mapping
 also lets through the inserts of root checkpoint rows (`CHECKPOINT_PATTERN`), and the
 consumer hands them here: one message per thread and batch (its newest checkpoint), sent
-to an SQS queue in batches of 10, grouped by tenant (`table.extraction_queue`). The
+to an SQS queue in batches of 10, grouped by tenant (`handlers.extraction_queue`). The
 extraction Lambda reads that queue, off the hot path: no turn waits for it.
 
 Only inserts of rows holding a checkpoint are routed: a checkpoint row is inserted once,

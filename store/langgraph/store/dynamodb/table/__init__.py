@@ -1,8 +1,11 @@
 """The table: its vocabulary and client plumbing.
 
 Belongs here: every key prefix and attribute name (`schema`), the key codecs of namespaces
-and threads, value and TTL encoding, DynamoDB requests (retries, batches, the pool), usage
-metering, errors, the IAM declaration, and the table's spec and creation. Knows nothing of
+and threads, value and TTL encoding, DynamoDB requests (retries, batches, the pool), the
+clock, usage metering, errors, the IAM declaration every grant derives from
+(`permissions`; the tenant policy built from it is `iam`, at the package's root), the
+lifecycle the store and the checkpointer share, the rows a purge erases beyond the
+namespaces (`row_sources`), and the table's spec and creation. Knows nothing of
 LangGraph's items or checkpoints beyond their keys.
 
 May import: nothing else of this library.

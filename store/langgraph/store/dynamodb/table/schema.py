@@ -16,7 +16,7 @@ Row kinds (`PK` / `SK`):
 - thread registry row: `.t/<tenant>` / `<thread_id>`;
 - run index row: `.r/<tenant>/<run_id>` / `<thread_id>#<ns>` (earlier versions:
   `<thread_id>#<ns>#<checkpoint_id>`, one per checkpoint);
-- extraction (`extraction_keys`): a cursor `.x/<tenant>` / `s#<thread_id>#<strategy>`, a
+- extraction (`extraction.engine.keys`): a cursor `.x/<tenant>` / `s#<thread_id>#<strategy>`, a
   tenant's daily token count `.x/<tenant>` / `d#<yyyy-mm-dd>`, a ledger row naming a
   memory formed from a thread `.x/<tenant>/<thread_id>` / `m#<strategy>#<memory key>`;
 - the extraction config: `._meta` / `extraction#` (the table's), `extraction#t/<tenant>`
@@ -73,7 +73,7 @@ GROUPS_PK = "._groups"
 LEGACY_REGISTRY_PK = "._namespaces"
 
 # The table's metadata partition and its sort-key prefixes: model pins, and the resume
-# markers of purges and reindexes (`resume_markers`).
+# markers of purges and reindexes (`jobs.resume_markers`).
 META_PK = "._meta"
 PIN_PREFIX = "model#"
 PURGE_PREFIX = "purge#"

@@ -1,5 +1,5 @@
 """Bedrock runtime ``Converse``, which moto lacks: the models of
-`extraction.models.CHAT_MODELS`, answered by the deterministic extractor
+`extraction.strategies.chat_models.CHAT_MODELS`, answered by the deterministic extractor
 (`testing.extractor`) when the request offers a tool whose input has a `memories` array,
 else with a short text. Latency: `EmulatorSettings.converse_latency`."""
 
@@ -27,7 +27,7 @@ from moto.core.responses import ActionResult
 
 MEMORIES = "memories"
 DECISIONS = "decisions"
-# The tool a custom strategy with its own schema offers (extraction.custom).
+# The tool a custom strategy with its own schema offers (extraction.strategies.custom).
 CUSTOM_TOOL = "CustomMemories"
 CHARS_PER_TOKEN = 4
 

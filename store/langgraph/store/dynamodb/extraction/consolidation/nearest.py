@@ -31,7 +31,6 @@ from langgraph.store.dynamodb.extraction.strategies.structured import ask
 from langgraph.store.dynamodb.recall.fields import CORRECTION, CURRENT_ONLY, TEXT
 from pydantic import BaseModel, Field
 
-PROMPT_VERSION = "consolidate-1"
 PROMPT = """You keep a user's long-term memory consistent. You are given the memories \
 already known, numbered `[n]`, and new candidate memories, numbered `[cN]`; a candidate \
 written `[cN] -> [n]` is a new version of memory n and must update it.
@@ -76,10 +75,6 @@ def fingerprint(text: str) -> str:
     return hashlib.sha256(normalized(text).encode()).hexdigest()[:16]
 
 
-def _same(item: Item, text: str) -> bool:
-    return normalized(str(item.value.get(TEXT, ""))) == normalized(text)
-
-
 class NearestConsolidator:
     """Decides each candidate against its `k` nearest current memories (default 5)."""
 
@@ -97,10 +92,6 @@ class NearestConsolidator:
         model: BaseChatModel,
     ) -> list[Decision]:
         neighbours = self._neighbours(candidates, namespace, store)
-        known: dict[str, Item] = {}
-        for found in neighbours:
-            for item in found:
-                known.setdefault(item.key, item)
         decided: dict[int, Decision] = {}
         seen: dict[str, str] = {}
         for i, (candidate, found) in enumerate(zip(candidates, neighbours, strict=True)):

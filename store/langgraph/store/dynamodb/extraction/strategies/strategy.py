@@ -1,11 +1,17 @@
 """A strategy: what to extract from a thread, where the memories go, when to run, and with
-which model. Strategies are pydantic models (their settings are their fields, stored in the
-table's extraction config), registered by `kind` so a config names them as data.
+which model. Strategies are pydantic models (their settings are their fields, saved with
+the extraction config on the table), registered by `kind` so a config names them as data
+(`strategy_from`).
 
-A new strategy subclasses `Strategy`, sets `kind` and `prompt_version`, implements
-`extract` and is registered with `@register`. One whose extract is a prompt and an answer
-schema listing memories (the built-in strategies) subclasses `PromptedStrategy` instead,
-and sets only those two and what it does differently with what the model found.
+`Strategy` holds what every strategy shares: its `name`, its `namespace` template (filled
+from the thread's values by `recall.templates`), its `Trigger`, an optional `model_id`,
+and `candidates`, which turns a model's answer into `Candidate`s with their provenance
+(refusing an answer that names no message, or one outside the window). A new strategy
+subclasses it, sets `kind` and `prompt_version` (recorded in each memory's provenance),
+implements `extract` (one structured call, `structured.ask`, whose answer goes through
+`candidates`) and is registered with `@register`. One whose extract is a prompt and an
+answer schema listing memories (the built-in strategies) subclasses `PromptedStrategy`
+instead, and sets only those two and what it does differently with what the model found.
 """
 
 from __future__ import annotations

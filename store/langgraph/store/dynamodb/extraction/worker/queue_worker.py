@@ -1,4 +1,4 @@
-"""The extraction Lambda's logic: it reads the extraction queue (`table.extraction_queue`),
+"""The extraction Lambda's logic: it reads the extraction queue (`handlers.extraction_queue`),
 which the stream consumer fills with one request per thread that has new checkpoints, and
 runs each thread's extraction (`Extractor.run`). `lambdas/extractor` holds only the handler.
 
