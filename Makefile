@@ -5,7 +5,8 @@ STAMP := $(VENV)/.installed
 # the command line's output (`cli`: the demo prints through rich).
 # The full dev install (peer stores, CDK, langmem, stubs, matplotlib) covers it too.
 DEMO_STAMP := $(VENV)/.installed-demo
-PYODIDE := infra/node_modules/.installed
+# infra/package.json's Node packages, as its lock pins them: Pyodide and the CDK CLI.
+NODE_MODULES := infra/node_modules/.installed
 # The editable install puts the source root store/ on the path: the library's files sit at
 # their import paths there (store/langgraph/store/dynamodb/...), so a module added, moved
 # or removed needs no reinstall.
@@ -31,12 +32,14 @@ $(DEMO_STAMP): pyproject.toml | $(PY)
 	touch $(DEMO_STAMP)
 
 # Pyodide's CPython, of the Lambda runtime's version, which compiles the stream consumer's
-# bytecode when this machine has no native interpreter of that version (infra/bundling.py).
-$(PYODIDE): infra/package.json infra/package-lock.json
-	npm ci --prefix infra --no-audit --no-fund --silent
-	touch $(PYODIDE)
+# bytecode when this machine has no native interpreter of that version (infra/bundling.py);
+# and the CDK CLI (aws-cdk, a dev dependency: --include=dev even under NODE_ENV=production)
+# at infra/node_modules/.bin/cdk, which tests/infra/test_cdk_cli.py runs.
+$(NODE_MODULES): infra/package.json infra/package-lock.json
+	npm ci --prefix infra --include=dev --no-audit --no-fund --silent
+	touch $(NODE_MODULES)
 
-install: $(STAMP) $(PYODIDE)
+install: $(STAMP) $(NODE_MODULES)
 
 # The optional real embedding model for `make demo` (all-MiniLM-L6-v2, CPU). torch 2.13.0
 # is pinned here because this machine keeps its CPU build on disk; elsewhere pip would
@@ -51,7 +54,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
-test: lint typecheck $(PYODIDE)
+test: lint typecheck $(NODE_MODULES)
 	$(PY) -m pytest -n auto
 
 # The full workloads of issue 8 (faults, concurrency, 10,000-example properties), of
@@ -68,7 +71,7 @@ bench: $(STAMP)
 	$(PY) -m bench.all
 
 # The CDK app as `cdk synth` runs it (cdk.json), offline: template and asset in cdk.out/.
-synth: $(STAMP) $(PYODIDE)
+synth: $(STAMP) $(NODE_MODULES)
 	CDK_OUTDIR=cdk.out $(PY) -m infra.app
 	@echo "Template: cdk.out/LangGraphMemory.template.json"
 

@@ -61,6 +61,12 @@ QUEUE_VISIBILITY = Duration.minutes(30)
 # A request failing this many receives goes to the extraction DLQ by the redrive policy.
 MAX_RECEIVES = 5
 NO_BYTECODE = "langgraph-dynamodb-memory:no-bytecode"
+# What each Lambda's role may call, as the library declares it (`permissions.NEEDS`): the
+# handler's own calls, and those Lambda's event source makes with the function's role.
+EMBEDDER_NEEDS = (Component.CONSUMER, Component.STREAM_POLLER)
+EXTRACTOR_NEEDS = (Component.EXTRACTOR, Component.QUEUE_POLLER)
+# Besides, each role writes its function's logs to its own log group.
+LOG_ACTIONS = ("logs:CreateLogStream", "logs:PutLogEvents")
 # The synth warning of a backend whose alarms reach nobody (acknowledge it with
 # `Annotations.of(backend).acknowledge_warning(...)` when you subscribe to the topic yourself).
 ALARMS_REACH_NOBODY = "langgraph-dynamodb-memory:alarmsReachNobody"
@@ -314,7 +320,7 @@ class MemoryBackend(Construct):
         )
         role.add_to_policy(
             iam.PolicyStatement(
-                actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+                actions=list(LOG_ACTIONS),
                 resources=[log_group.log_group_arn],
             )
         )
@@ -328,7 +334,7 @@ class MemoryBackend(Construct):
         role, log_group = self._function_role(
             "Embedder",
             "Stream consumer of the memory table: embeds pending items",
-            (Component.CONSUMER, Component.STREAM_POLLER),
+            EMBEDDER_NEEDS,
             removal,
         )
         self.consumer_role = role
@@ -384,7 +390,7 @@ class MemoryBackend(Construct):
         role, log_group = self._function_role(
             "Extractor",
             "Extraction of the memory table's threads into memories",
-            (Component.EXTRACTOR, Component.QUEUE_POLLER),
+            EXTRACTOR_NEEDS,
             removal,
         )
         self.extractor_role = role

@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import boto3
+import langgraph_cli  # noqa: F401  (`langgraph dev` below runs it)
+import langgraph_runtime_inmem  # noqa: F401  (the in-memory runtime `langgraph dev` serves with)
+import langgraph_sdk as sdk
 import pytest
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb import DynamoDBStore
@@ -25,11 +28,6 @@ from langgraph.store.dynamodb.testing import local_endpoint
 
 from tests.cli.conftest import free_port
 from tests.support import scan_table
-
-NEEDS = "needs the agent-server extra (pip install -e '.[agent-server]'): "
-pytest.importorskip("langgraph_cli", reason=NEEDS + "langgraph-cli is not installed")
-pytest.importorskip("langgraph_runtime_inmem", reason=NEEDS + "its runtime is not installed")
-sdk = pytest.importorskip("langgraph_sdk", reason=NEEDS + "langgraph-sdk is not installed")
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "agent_server"
 TABLE = "agent-memory"  # the example's langgraph.json names it

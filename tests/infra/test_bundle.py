@@ -218,6 +218,8 @@ def synthesize_with_cdk_json(outdir: Path, **env: str) -> tuple[Path, str]:
     """Run the app as `cdk.json` does, with no AWS credentials; the stream consumer's asset
     directory and the app's stderr (each function's asset holds its own handler alone)."""
     app = json.loads((ROOT / "cdk.json").read_text())["app"]
+    python = ROOT / shlex.split(app)[0]
+    assert os.access(python, os.X_OK), f"cdk.json runs the app from {python}: make install"
     environment = {
         key: value
         for key, value in os.environ.items()
@@ -273,16 +275,10 @@ def warnings(outdir: Path) -> list[tuple[str, str]]:
     return found
 
 
-needs_venv = pytest.mark.skipif(
-    not os.access(ROOT / ".venv" / "bin" / "python", os.X_OK),
-    reason="cdk.json runs the app from the project venv, which `make install` creates",
-)
-
-
-@needs_venv
 def test_cdk_json_synthesizes_offline_with_the_arm64_asset(tmp_path: Path) -> None:
-    """With bytecode for the runtime's Python when an interpreter of that version is here
-    (`make install` brings Pyodide's)."""
+    """With bytecode for the runtime's Python: `make install` brings an interpreter of that
+    version (Pyodide's, under Node); the next test takes it away."""
+    assert interpreter(PYTHON) is not None, f"no Python {PYTHON}: make install (Pyodide)"
     asset, _ = synthesize_with_cdk_json(tmp_path)
     tag = f"cpython-{PYTHON.replace('.', '')}"
     compiled = [
@@ -291,15 +287,10 @@ def test_cdk_json_synthesizes_offline_with_the_arm64_asset(tmp_path: Path) -> No
         asset / "botocore" / "__pycache__" / f"client.{tag}.pyc",
         asset / "langchain_aws" / "__pycache__" / f"__init__.{tag}.pyc",
     ]
-    if interpreter(PYTHON) is None:
-        assert not list(asset.rglob("*.pyc"))
-        assert [w for w in warnings(tmp_path) if no_bytecode_warning(PYTHON) in w[1]]
-    else:
-        assert all(pyc.is_file() for pyc in compiled), compiled
-        assert not [w for w in warnings(tmp_path) if no_bytecode_warning(PYTHON) in w[1]]
+    assert all(pyc.is_file() for pyc in compiled), compiled
+    assert not [w for w in warnings(tmp_path) if no_bytecode_warning(PYTHON) in w[1]]
 
 
-@needs_venv
 def test_without_an_interpreter_of_the_runtime_python_the_asset_has_no_bytecode_and_says_so(
     tmp_path: Path,
 ) -> None:
