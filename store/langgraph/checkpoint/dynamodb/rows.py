@@ -71,6 +71,7 @@ from langgraph.store.dynamodb.table.thread_keys import (
     write_field,
     writes_sk,
 )
+from langgraph.store.dynamodb.table.updates import update_expression
 from langgraph.store.dynamodb.table.values import (
     MAX_EXPRESSION_BYTES,
     MAX_EXPRESSION_OPERATORS,
@@ -90,6 +91,8 @@ VALUE_INLINE = 64_000
 VALUES_INLINE = 180_000
 # What a checkpoint row keeps for its keys, parent, run id, TTL and attribute names.
 ROW_MARGIN = 12_000
+# A row's TTL attributes: set together, removed together.
+TTL_PAIR = (EXPIRES_AT, TTL_MINUTES)
 
 
 class UnserializableValueError(TypeError):
@@ -246,18 +249,20 @@ def registry_row(thread: Thread, ttl: dict[str, Any]) -> dict[str, Any]:
 def keep_alive(key: dict[str, str], ttl: dict[str, Any]) -> dict[str, Any]:
     """An Update action giving an existing row the TTL attributes `ttl` (removing them
     when `ttl` is empty: the row then never expires); cancelled if the row is gone."""
-    names = {"#e": EXPIRES_AT, "#m": TTL_MINUTES, "#pk": PK}
-    body: dict[str, Any] = {
-        "Key": {PK: key[PK], SK: key[SK]},
-        "ExpressionAttributeNames": names,
-        "ConditionExpression": "attribute_exists(#pk)",
+    update = update_expression(_ttl_sets(ttl), removes=() if ttl else TTL_PAIR)
+    update["ExpressionAttributeNames"]["#pk"] = PK
+    return {
+        "Update": {
+            "Key": {PK: key[PK], SK: key[SK]},
+            "ConditionExpression": "attribute_exists(#pk)",
+            **update,
+        }
     }
-    if ttl:
-        body["UpdateExpression"] = "SET #e = :e, #m = :m"
-        body["ExpressionAttributeValues"] = {":e": ttl[EXPIRES_AT], ":m": ttl[TTL_MINUTES]}
-    else:
-        body["UpdateExpression"] = "REMOVE #e, #m"
-    return {"Update": body}
+
+
+def _ttl_sets(ttl: dict[str, Any]) -> dict[str, Any]:
+    """The TTL attributes an update sets from `ttl` (none when it is empty)."""
+    return {name: ttl[name] for name in TTL_PAIR} if ttl else {}
 
 
 def value_rows(row: dict[str, Any], checkpoint: dict[str, Any]) -> dict[str, str]:
@@ -298,18 +303,11 @@ def set_attributes(row: dict[str, Any]) -> dict[str, Any]:
     a row written before writes had a row of their own, are kept); without TTL
     attributes it removes any."""
     attributes = {k: v for k, v in row.items() if k not in (PK, SK)}
-    names = {f"#a{i}": name for i, name in enumerate(attributes)}
-    values = {f":a{i}": value for i, value in enumerate(attributes.values())}
-    expression = "SET " + ", ".join(f"#a{i} = :a{i}" for i in range(len(names)))
-    if EXPIRES_AT not in attributes:
-        names.update({"#e": EXPIRES_AT, "#m": TTL_MINUTES})
-        expression += " REMOVE #e, #m"
+    expiry = () if EXPIRES_AT in attributes else TTL_PAIR
     return {
         "Update": {
             "Key": {PK: row[PK], SK: row[SK]},
-            "UpdateExpression": expression,
-            "ExpressionAttributeNames": names,
-            "ExpressionAttributeValues": values,
+            **update_expression(attributes, removes=expiry),
         }
     }
 
@@ -395,17 +393,17 @@ def write_updates(planned: WriteSet) -> list[WriteUpdate]:
 def _update(planned: WriteSet, names: list[str]) -> WriteUpdate:
     """Special writes replace the task's earlier one; ordinary ones keep the first. Each
     update sets the row's TTL (the thread's: the writes live as long as its checkpoint)."""
-    sets = [
-        f"#w{i} = :w{i}" if name in planned.overwrite else f"#w{i} = if_not_exists(#w{i}, :w{i})"
-        for i, name in enumerate(names)
-    ]
-    attribute_names = {f"#w{i}": name for i, name in enumerate(names)}
-    values = {f":w{i}": planned.entries[name] for i, name in enumerate(names)}
-    if planned.ttl:
-        sets += ["#e = :e", "#m = :m"]
-        attribute_names |= {"#e": EXPIRES_AT, "#m": TTL_MINUTES}
-        values |= {":e": planned.ttl[EXPIRES_AT], ":m": planned.ttl[TTL_MINUTES]}
-    return WriteUpdate(names, "SET " + ", ".join(sets), attribute_names, values)
+    entries = {name: planned.entries[name] for name in names}
+    update = update_expression(
+        {**{n: e for n, e in entries.items() if n in planned.overwrite}, **_ttl_sets(planned.ttl)},
+        if_absent={n: e for n, e in entries.items() if n not in planned.overwrite},
+    )
+    return WriteUpdate(
+        names,
+        update["UpdateExpression"],
+        update["ExpressionAttributeNames"],
+        update["ExpressionAttributeValues"],
+    )
 
 
 def _fits(update: WriteUpdate, planned: WriteSet) -> bool:
