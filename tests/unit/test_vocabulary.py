@@ -20,11 +20,16 @@ from pathlib import Path
 
 from langgraph.store.dynamodb.table import schema
 
-STORE = Path(__file__).resolve().parents[2] / "store"
+LIBRARY = Path(__file__).resolve().parents[2] / "store"
+STORE = LIBRARY / "langgraph" / "store" / "dynamodb"
+SAVER = LIBRARY / "langgraph" / "checkpoint" / "dynamodb"
+# The library's packages, and how this test names their modules: the store's by their
+# path in it, the checkpointer's under `checkpoint/`.
+PACKAGES = {STORE: "", SAVER: "checkpoint/"}
 SKIPPED = (STORE / "table" / "schema.py", STORE / "testing")
 
 # Literals that equal a word of the vocabulary but name no key or attribute of the table:
-# why, then the literals by module (under store/).
+# why, then the literals by module (as `modules()` names them).
 COINCIDENCES: dict[str, dict[str, set[str]]] = {
     "fields of the CLI's output (--json, tables) and of its export lines, formats of their own": {
         "cli/app.py": {"deleted", "dims", "model", "namespace", "tenant", "value"},
@@ -51,16 +56,16 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
         "demo/__main__.py": {"dims", "fields"},
         "embedders/bedrock_models.py": {"dims"},
         "embedders/build.py": {"dims"},
-        "extraction/worker.py": {"dims", "fields"},
+        "extraction/worker/queue_worker.py": {"dims", "fields"},
         "items/index_config.py": {"dims", "fields", "filter_fields"},
-        "memory/config.py": {"dims", "fields"},
+        "basestore/config.py": {"dims", "fields"},
     },
     "LangGraph's names: keys of a thread's `configurable`, a MatchCondition's match type": {
         "checkpoint/loading.py": {"thread_id"},
         "checkpoint/saver.py": {"thread_id"},
         "cli/target.py": {"tenant"},
         "demo/agent.py": {"thread_id"},
-        "extraction/reader.py": {"thread_id"},
+        "extraction/engine/reader.py": {"thread_id"},
         "items/namespaces.py": {"prefix"},
     },
     "a prefix rule of Lambda's event filtering": {
@@ -75,12 +80,12 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
     },
     "an extraction's names: a memory's provenance fields, a namespace template's "
     "placeholders, a strategy's settings, a chat model's attributes": {
-        "extraction/candidates.py": {"model", "tenant", "thread_id"},
-        "extraction/strategy.py": {"model", "namespace", "tenant", "thread_id"},
-        "extraction/fields.py": {"thread_id"},
+        "extraction/strategies/candidates.py": {"model", "tenant", "thread_id"},
+        "extraction/strategies/strategy.py": {"model", "namespace", "tenant", "thread_id"},
+        "recall/fields.py": {"thread_id"},
     },
     "pydantic's validator mode": {
-        "extraction/custom.py": {"after"},
+        "extraction/strategies/custom.py": {"after"},
     },
     "the lexical embedder's stopword and word feature prefix": {
         "embedders/lexical.py": {"i", "w:"},
@@ -112,10 +117,12 @@ EXPRESSION = re.compile(
 NAME = re.compile(r"(?<![\w:#])[A-Za-z_]\w*")
 
 
-def modules() -> Iterator[Path]:
-    for path in sorted(STORE.rglob("*.py")):
-        if not any(path == skipped or skipped in path.parents for skipped in SKIPPED):
-            yield path
+def modules() -> Iterator[tuple[str, Path]]:
+    """Every module of the library but `SKIPPED`, with its name here."""
+    for package, prefix in PACKAGES.items():
+        for path in sorted(package.rglob("*.py")):
+            if not any(path == skipped or skipped in path.parents for skipped in SKIPPED):
+                yield prefix + path.relative_to(package).as_posix(), path
 
 
 def literals(tree: ast.AST) -> Iterator[ast.Constant]:
@@ -143,8 +150,7 @@ def spelled(literal: str) -> list[str]:
 
 
 def violations() -> Iterator[tuple[str, int, str, list[str]]]:
-    for path in modules():
-        module = path.relative_to(STORE).as_posix()
+    for module, path in modules():
         for node in literals(ast.parse(path.read_text(), str(path))):
             names = spelled(node.value)
             if names:
@@ -154,7 +160,7 @@ def violations() -> Iterator[tuple[str, int, str, list[str]]]:
 def test_only_schema_spells_keys_and_attributes() -> None:
     found = [v for v in violations() if (v[0], v[2]) not in EXCUSED]
     assert not found, "spell these with table/schema.py's constants:\n" + "\n".join(
-        f"store/{module}:{line}: {literal!r} is schema.{' / '.join(names)}"
+        f"{module}:{line}: {literal!r} is schema.{' / '.join(names)}"
         for module, line, literal, names in found
     )
 
