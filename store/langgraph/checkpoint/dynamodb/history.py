@@ -27,17 +27,14 @@ from langgraph.checkpoint.dynamodb.loading import (
     Key,
     checkpoint_of,
     checkpoints_collecting,
+    external_chunks,
+    inline_values,
     metadata_of,
+    value_rows,
     writes_row,
 )
 from langgraph.checkpoint.dynamodb.payloads import chunk_keys, unpack
-from langgraph.checkpoint.dynamodb.rows import (
-    as_pending,
-    external_chunks,
-    inline_values,
-    pending_writes,
-    value_rows,
-)
+from langgraph.checkpoint.dynamodb.write_rows import as_pending, pending_writes
 from langgraph.store.dynamodb.table.schema import (
     CHANNEL,
     CHUNKS_FIELD,

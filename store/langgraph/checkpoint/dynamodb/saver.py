@@ -38,14 +38,12 @@ from langgraph.checkpoint.dynamodb.loading import (
 from langgraph.checkpoint.dynamodb.payloads import chunk_keys, unpack
 from langgraph.checkpoint.dynamodb.rows import (
     RowSet,
-    WriteSet,
     checkpoint_rows,
     keep_alive,
     registry_row,
     set_attributes,
-    write_rows,
-    write_updates,
 )
+from langgraph.checkpoint.dynamodb.write_rows import WriteSet, write_rows, write_updates
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.store.dynamodb.table import clock, creation, dynamo
 from langgraph.store.dynamodb.table.errors import access_must_be_granted

@@ -9,14 +9,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from langgraph.checkpoint.dynamodb.access import Access
-from langgraph.checkpoint.dynamodb.loading import checkpoints_collecting, split
-from langgraph.checkpoint.dynamodb.payloads import chunk_keys, unpack
-from langgraph.checkpoint.dynamodb.rows import (
+from langgraph.checkpoint.dynamodb.loading import (
+    checkpoints_collecting,
     inline_values,
-    pending_writes,
-    registry_row,
+    split,
     value_rows,
 )
+from langgraph.checkpoint.dynamodb.payloads import chunk_keys, unpack
+from langgraph.checkpoint.dynamodb.rows import registry_row
+from langgraph.checkpoint.dynamodb.write_rows import pending_writes
 from langgraph.store.dynamodb.table import clock
 from langgraph.store.dynamodb.table.schema import (
     CHECKPOINT,
