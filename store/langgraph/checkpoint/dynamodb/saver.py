@@ -23,7 +23,7 @@ from langgraph.checkpoint.base import (
     get_checkpoint_id,
     get_checkpoint_metadata,
 )
-from langgraph.checkpoint.dynamodb import history, upkeep
+from langgraph.checkpoint.dynamodb import history, pruning, upkeep
 from langgraph.checkpoint.dynamodb.access import SAVER, TRANSACT_LIMIT, Access
 from langgraph.checkpoint.dynamodb.erasure import thread_sources, untenanted_thread_sources
 from langgraph.checkpoint.dynamodb.known import TRUST_SECONDS, Known, expiry_of, margin_ttl
@@ -727,9 +727,9 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
     def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         """`keep_latest`: keep each namespace's latest checkpoint with its writes and the
         values it needs, delete the rest; `delete`: delete the threads."""
-        upkeep.check_strategy(strategy)
+        pruning.check_strategy(strategy)
         threads = [self._bound_thread(t) for t in thread_ids]
-        step = upkeep.prune_keep_latest if strategy == "keep_latest" else upkeep.delete_thread
+        step = pruning.prune_keep_latest if strategy == "keep_latest" else upkeep.delete_thread
         for thread in threads:
             self._forget(thread)
             self._pool.run(self._guarded, thread, step, thread)
@@ -739,7 +739,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         if not run_ids:
             return
         tenant = self._bound_tenant()
-        self._pool.run(self._guarded, None, upkeep.delete_for_runs, tenant, list(run_ids))
+        self._pool.run(self._guarded, None, pruning.delete_for_runs, tenant, list(run_ids))
 
     def threads(self, limit: int | None = None) -> builtins.list[str]:
         """The ids of the (bound) tenant's threads, sorted, from the thread registry (the
@@ -843,7 +843,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
 
     async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         self._check_open()
-        upkeep.check_strategy(strategy)
+        pruning.check_strategy(strategy)
         await self._pool.arun(lambda: self.prune(thread_ids, strategy=strategy))
 
     async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
