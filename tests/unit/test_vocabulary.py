@@ -51,7 +51,7 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
         "table/usage.py": {"tenant"},
     },
     "names of settings and arguments (the index configuration, the config file, options)": {
-        "checkpoint/saver.py": {"tenant"},
+        "checkpoint/scope.py": {"tenant"},
         "cli/target.py": {"dims", "fields"},
         "demo/__main__.py": {"dims", "fields"},
         "embedders/bedrock_models.py": {"dims"},
@@ -62,7 +62,7 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
     },
     "LangGraph's names: keys of a thread's `configurable`, a MatchCondition's match type": {
         "checkpoint/loading.py": {"thread_id"},
-        "checkpoint/saver.py": {"thread_id"},
+        "checkpoint/scope.py": {"thread_id"},
         "cli/target.py": {"tenant"},
         "demo/agent.py": {"thread_id"},
         "extraction/engine/reader.py": {"thread_id"},

@@ -43,6 +43,7 @@ from langgraph.checkpoint.dynamodb.rows import (
     registry_row,
     set_attributes,
 )
+from langgraph.checkpoint.dynamodb.scope import Scope, check_thread_id
 from langgraph.checkpoint.dynamodb.write_rows import WriteSet, write_rows, write_updates
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.store.dynamodb.table import clock, creation, dynamo
@@ -143,15 +144,12 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         super().__init__(serde=serde)
         if not table_name or not isinstance(table_name, str):
             raise ValueError("table_name must be a non-empty string")
-        if tenant_key is not None and (not isinstance(tenant_key, str) or not tenant_key):
-            raise ValueError(f"tenant_key must be a non-empty string or None, got {tenant_key!r}")
+        self._scope = Scope(tenant_key)
         ttl = ttl or {}
         if ttl.get("default_ttl") is not None:
             check_ttl(ttl["default_ttl"], "ttl['default_ttl']")
-        self.tenant_key = tenant_key
         self.ttl_config = ttl
         self.consistent_read = consistent_read
-        self._tenant: str | None = None
         self._known = Known()
         # Checkpoint rows this saver's puts are writing now (a `put_writes` may land first).
         self._writing: set[tuple[str, str]] = set()
@@ -169,6 +167,11 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         )
         dynamo.refuse_plain_moto(self._client, SAVER)
 
+    @property
+    def tenant_key(self) -> str | None:
+        """The `configurable` key naming a thread's tenant (None: threads have none)."""
+        return self._scope.tenant_key
+
     # Lifecycle (`lifecycle.Owner`: from_table, close, with-blocks)
 
     def setup(self) -> None:
@@ -180,14 +183,12 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
     def for_tenant(self, tenant: str) -> Self:
         """This saver, bound to `tenant`: thread-id calls act on that tenant's threads,
         and a config naming another tenant is refused. Shares the client and threads."""
-        if self.tenant_key is None:
-            raise ValueError("for_tenant() needs a saver created with tenant_key=...")
-        _check_tenant(tenant, "tenant")
+        scope = self._scope.bind(tenant)
         bound = copy.copy(self)
-        bound._tenant = tenant
+        bound._scope = scope
         return bound
 
-    # Keys from configs
+    # The thread a call names (`scope`)
 
     @property
     def _access(self) -> Access:
@@ -203,57 +204,15 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
 
     def _thread(self, config: RunnableConfig | None) -> Thread:
         self._check_open()
-        configurable = (config or {}).get("configurable") or {}
-        thread_id = configurable.get("thread_id")
-        if thread_id is None or thread_id == "":
-            raise ValueError(
-                "The config has no thread_id: pass config={'configurable': {'thread_id': "
-                "...}} (one id per conversation)."
-            )
-        return Thread(self._tenant_of(configurable), str(thread_id))
-
-    def _tenant_of(self, configurable: dict[str, Any]) -> str:
-        if self.tenant_key is None:
-            return ""
-        value = configurable.get(self.tenant_key)
-        if self._tenant is not None:
-            if value is not None and value != self._tenant:
-                raise ValueError(
-                    f"The config names tenant {value!r} but this saver is bound to "
-                    f"{self._tenant!r} (for_tenant); nothing was read or written."
-                )
-            return self._tenant
-        _check_tenant(value, f"config['configurable'][{self.tenant_key!r}]")
-        return str(value)
+        return self._scope.thread(config)
 
     def _bound_thread(self, thread_id: str) -> Thread:
-        if thread_id is None or thread_id == "":
-            raise ValueError("thread_id must be a non-empty string")
+        check_thread_id(thread_id)
         return Thread(self._bound_tenant(), str(thread_id))
 
     def _bound_tenant(self) -> str:
         self._check_open()
-        if self.tenant_key is None:
-            return ""
-        if self._tenant is None:
-            raise ValueError(
-                f"This saver keys threads by tenant (tenant_key={self.tenant_key!r}), and "
-                "this call names no config: call it on saver.for_tenant(tenant)."
-            )
-        return self._tenant
-
-    def _extra(self, thread: Thread) -> dict[str, Any]:
-        return {self.tenant_key: thread.tenant} if self.tenant_key else {}
-
-    def _config(self, thread: Thread, ns: str, checkpoint_id: str) -> RunnableConfig:
-        return {
-            "configurable": {
-                "thread_id": thread.thread_id,
-                "checkpoint_ns": ns,
-                "checkpoint_id": checkpoint_id,
-                **self._extra(thread),
-            }
-        }
+        return self._scope.bound_tenant()
 
     # Reads
 
@@ -282,7 +241,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             rows, writes = split(found)
             if not rows:
                 return None
-            loaded = load(access, rows[:1], writes, self._extra(thread))
+            loaded = load(access, rows[:1], writes, self._scope.extra(thread))
             if not loaded:
                 return None
             self._learn(thread, loaded[0])
@@ -499,7 +458,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         thread: Thread,
         filter: dict[str, Any] | None,
     ) -> builtins.list[CheckpointTuple]:
-        tuples = [loaded.tuple for loaded in load(access, rows, writes, self._extra(thread))]
+        tuples = [loaded.tuple for loaded in load(access, rows, writes, self._scope.extra(thread))]
         if not filter:
             return tuples
         return [t for t in tuples if all(t.metadata.get(k) == v for k, v in filter.items())]
@@ -542,7 +501,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         finally:
             self._writing.discard(key)
         ns = config["configurable"].get("checkpoint_ns", "")
-        stored = self._config(thread, ns, checkpoint["id"])
+        stored = self._scope.config(thread, ns, checkpoint["id"])
         self._remember(thread, stored, metadata)
         return stored
 
@@ -869,14 +828,6 @@ def _through_first_checkpoint(rows: Iterable[dict[str, Any]]) -> Iterator[dict[s
         yield row
         if CP in row:  # a writes row holds no checkpoint
             return
-
-
-def _check_tenant(value: Any, name: str) -> None:
-    if not isinstance(value, str) or not value:
-        raise ValueError(
-            f"{name} must be a non-empty string naming the tenant whose thread this is, "
-            f"got {value!r}. Nothing was read or written."
-        )
 
 
 def _slide_all(access: Access, actions: Sequence[dict[str, Any]]) -> bool:
