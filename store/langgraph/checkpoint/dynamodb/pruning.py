@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from langgraph.checkpoint.dynamodb.access import Access
+from langgraph.checkpoint.dynamodb.depths import COUNTERS
 from langgraph.checkpoint.dynamodb.loading import (
     checkpoints_collecting,
     inline_values,
@@ -142,7 +143,7 @@ def _delta_channels(
     last snapshot for, in the metadata (`counters_since_delta_snapshot`)."""
     typed = unpack(row[PK], row[SK], MD, row[MD], by_key)
     metadata = access.serde.loads_typed(typed) if typed else {}
-    return set(metadata.get("counters_since_delta_snapshot") or {})
+    return set(metadata.get(COUNTERS) or {})
 
 
 def _stores_value(head: dict[str, Any] | None) -> bool:

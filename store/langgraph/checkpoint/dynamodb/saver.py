@@ -23,17 +23,15 @@ from langgraph.checkpoint.base import (
     get_checkpoint_id,
     get_checkpoint_metadata,
 )
-from langgraph.checkpoint.dynamodb import history, pruning, upkeep
+from langgraph.checkpoint.dynamodb import history, pruning, reading, upkeep
 from langgraph.checkpoint.dynamodb.access import SAVER, TRANSACT_LIMIT, Access
+from langgraph.checkpoint.dynamodb.depths import Depths
 from langgraph.checkpoint.dynamodb.erasure import thread_sources, untenanted_thread_sources
 from langgraph.checkpoint.dynamodb.known import TRUST_SECONDS, Known, expiry_of, margin_ttl
 from langgraph.checkpoint.dynamodb.loading import Key as RowKey
 from langgraph.checkpoint.dynamodb.loading import (
-    Loaded,
     checkpoints_collecting,
     load,
-    split,
-    writes_key,
 )
 from langgraph.checkpoint.dynamodb.payloads import chunk_keys, unpack
 from langgraph.checkpoint.dynamodb.rows import (
@@ -53,14 +51,10 @@ from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.schema import (
     CHUNKS_FIELD,
     COUNT,
-    CP,
     DATA,
     EXPIRES_AT,
     MD,
     PK,
-    RUN,
-    RUN_KIND,
-    RUN_LINK,
     SK,
     TTL_MINUTES,
 )
@@ -72,7 +66,7 @@ from langgraph.store.dynamodb.table.thread_keys import (
     parse_checkpoint_sk,
     registry_pk,
 )
-from langgraph.store.dynamodb.table.ttl import check_ttl, needs_refresh, ttl_attributes
+from langgraph.store.dynamodb.table.ttl import check_ttl, ttl_attributes
 from langgraph.store.dynamodb.table.usage import UsageHook
 from langgraph.store.dynamodb.table.values import item_size
 
@@ -87,8 +81,6 @@ LIST_PAGE = 50
 # two requests or more where a transaction would bill every unit twice (16 KB: at most
 # 16 units for saving a request).
 SPLIT_BYTES = 16 * 1024
-# Checkpoints whose distance to their delta channels' snapshots a saver remembers.
-DEPTHS_KEPT = 4096
 
 
 class CheckpointTTL(TypedDict, total=False):
@@ -153,7 +145,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         self._known = Known()
         # Checkpoint rows this saver's puts are writing now (a `put_writes` may land first).
         self._writing: set[tuple[str, str]] = set()
-        self._depths: dict[tuple[str, str], int] = {}
+        self._depths = Depths()
         self._open(
             table_name,
             region_name=region_name,
@@ -224,53 +216,11 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         return found
 
     def _get_tuple(self, thread: Thread, config: RunnableConfig) -> CheckpointTuple | None:
-        access = self._access
-        configurable = config["configurable"]
-        ns = configurable.get("checkpoint_ns", "")
-        checkpoint_id = get_checkpoint_id(config)
-        with access.guard(thread):
-            if checkpoint_id:
-                key = {PK: thread.pk, SK: checkpoint_sk(ns, checkpoint_id)}
-                found: Iterable[dict[str, Any]] = access.get_many([key, writes_key(key)]).values()
-            else:
-                # Newest first, a checkpoint's writes row comes before it: the first
-                # checkpoint row ends the read (one page of two rows, mostly).
-                found = _through_first_checkpoint(
-                    access.query(thread.pk, checkpoints_prefix(ns), ScanIndexForward=False, Limit=2)
-                )
-            rows, writes = split(found)
-            if not rows:
-                return None
-            loaded = load(access, rows[:1], writes, self._scope.extra(thread))
-            if not loaded:
-                return None
-            self._learn(thread, loaded[0])
-            self._refresh(access, thread, loaded[0])
-            self._remember(thread, loaded[0].tuple.config, loaded[0].tuple.metadata)
-            return loaded[0].tuple
-
-    def _learn(self, thread: Thread, loaded: Loaded) -> None:
-        """Remember the thread's TTL and the expiry of the rows a checkpoint read needs,
-        so the next put keeps them alive only when they may expire before it."""
-        minutes = loaded.rows[0].get(TTL_MINUTES)
-        self._known.learn_ttl(thread.pk, None if minutes is None else float(minutes))
-        for row in loaded.rows[1:]:
-            self._known.learn(row)
-
-    def _remember(
-        self, thread: Thread, config: RunnableConfig, metadata: CheckpointMetadata
-    ) -> None:
-        """Keep the checkpoint's distance to its snapshots (immutable, like its metadata),
-        so its history is read in one Query: LangGraph reads or writes a checkpoint
-        before it asks for its history."""
-        found = history.depth(metadata)
-        if found is None:
-            return
-        if len(self._depths) >= DEPTHS_KEPT:
-            self._depths.pop(next(iter(self._depths)))
-        configurable = config["configurable"]
-        sk = checkpoint_sk(configurable.get("checkpoint_ns", ""), configurable["checkpoint_id"])
-        self._depths[(thread.pk, sk)] = found
+        extra, known, depths = self._scope.extra(thread), self._known, self._depths
+        found: CheckpointTuple | None = self._guarded(
+            thread, reading.read_tuple, known, depths, thread, config, extra
+        )
+        return found
 
     def get_delta_channel_history(
         self, *, config: RunnableConfig, channels: Sequence[str]
@@ -304,46 +254,10 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
     def _history(
         self, thread: Thread, config: RunnableConfig, channels: builtins.list[str]
     ) -> dict[str, DeltaChannelHistory]:
-        access = self._access
-        ns = config["configurable"].get("checkpoint_ns", "")
-        checkpoint_id = get_checkpoint_id(config)
-        known = None
-        if checkpoint_id:
-            known = self._depths.get((thread.pk, checkpoint_sk(ns, checkpoint_id)))
-        with access.guard(thread):
-            return history.history(access, thread, ns, checkpoint_id, channels, known)
-
-    def _refresh(self, access: Access, thread: Thread, loaded: Loaded) -> None:
-        """Slide the expiry of every row the checkpoint needs by the thread's TTL (the
-        checkpoint row's), its run index row (which `delete_for_runs` finds it by) and
-        the thread's registry row, once a tenth of the TTL elapsed; never revive a row
-        deleted meanwhile."""
-        checkpoint = loaded.rows[0]
-        minutes = checkpoint.get(TTL_MINUTES)
-        if minutes is None or not access.refresh_on_read:
-            return
-        now = clock.now()
-        if not any(needs_refresh(row, now) for row in loaded.rows):
-            return
-        ttl = ttl_attributes(float(minutes), now)
-        keep = margin_ttl(float(minutes), now)
-        # Never shorten a row's life: a put may have kept it alive for longer.
-        keys = [{PK: r[PK], SK: r[SK]} for r in loaded.rows if expiry_of(r) < ttl[EXPIRES_AT]]
-        actions: builtins.list[dict[str, Any]] = [keep_alive(key, ttl) for key in keys]
-        if RUN in checkpoint:
-            actions.append(keep_alive(upkeep.run_key(thread, checkpoint), keep))
-            link = upkeep.run_link_key(thread, checkpoint)
-            if link is not None:
-                actions.append(keep_alive(link, keep))
-        registry = registry_row(thread, keep)
-        actions.append({"Put": {"Item": registry}})
-        for chunk in dynamo.chunks(actions, TRANSACT_LIMIT):
-            if not _slide_all(access, chunk):
-                return  # a row is gone: the thread is being deleted or pruned
-        for row in loaded.rows:
-            if expiry_of(row) < ttl[EXPIRES_AT]:
-                self._known.learn({**row, **ttl})
-        self._known.learn(registry)
+        found: dict[str, DeltaChannelHistory] = self._guarded(
+            thread, history.history_of, self._depths, thread, config, channels
+        )
+        return found
 
     def list(
         self,
@@ -502,7 +416,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             self._writing.discard(key)
         ns = config["configurable"].get("checkpoint_ns", "")
         stored = self._scope.config(thread, ns, checkpoint["id"])
-        self._remember(thread, stored, metadata)
+        self._depths.remember(thread, stored, metadata)
         return stored
 
     def _write_checkpoint(
@@ -820,39 +734,6 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         else:
             number = int(str(current).split(".")[0])
         return f"{number + 1:032}.{random.random():016}"
-
-
-def _through_first_checkpoint(rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """`rows` (newest first) up to the first checkpoint row, which ends them."""
-    for row in rows:
-        yield row
-        if CP in row:  # a writes row holds no checkpoint
-            return
-
-
-def _slide_all(access: Access, actions: Sequence[dict[str, Any]]) -> bool:
-    """Apply one transaction of slides; False when a row of the checkpoint is gone. A
-    missing run index row (an earlier version let them expire under checkpoints reads
-    kept alive) or run link (earlier versions wrote none) is not a reason to stop: the
-    others are sent again without it."""
-    try:
-        access.transact(actions)
-        return True
-    except ClientError as error:
-        if error.response["Error"]["Code"] != "TransactionCanceledException":
-            raise
-        reasons = error.response.get("CancellationReasons") or []
-        failed = {i for i, r in enumerate(reasons) if r.get("Code") not in ("None", None)}
-        runs = {i for i, a in enumerate(actions) if _is_run_slide(a)}
-        if not failed or not failed <= runs:
-            return False
-    rest = [action for i, action in enumerate(actions) if i not in failed]
-    return _slide_all(access, rest)
-
-
-def _is_run_slide(action: dict[str, Any]) -> bool:
-    key = action["Update"]["Key"] if "Update" in action else {PK: "", SK: ""}
-    return str(key[PK]).startswith(RUN_KIND) or str(key[SK]).startswith(RUN_LINK)
 
 
 def _key(row: dict[str, Any]) -> tuple[str, str]:
