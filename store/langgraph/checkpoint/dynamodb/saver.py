@@ -6,7 +6,7 @@ import builtins
 import copy
 import functools
 import random
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any, Self, TypedDict
 
 import boto3
@@ -20,20 +20,14 @@ from langgraph.checkpoint.base import (
     CheckpointMetadata,
     CheckpointTuple,
     DeltaChannelHistory,
-    get_checkpoint_id,
     get_checkpoint_metadata,
 )
-from langgraph.checkpoint.dynamodb import history, pruning, reading, upkeep
+from langgraph.checkpoint.dynamodb import history, listing, pruning, reading, upkeep
 from langgraph.checkpoint.dynamodb.access import SAVER, TRANSACT_LIMIT, Access
 from langgraph.checkpoint.dynamodb.depths import Depths
 from langgraph.checkpoint.dynamodb.erasure import thread_sources, untenanted_thread_sources
 from langgraph.checkpoint.dynamodb.known import TRUST_SECONDS, Known, expiry_of, margin_ttl
-from langgraph.checkpoint.dynamodb.loading import Key as RowKey
-from langgraph.checkpoint.dynamodb.loading import (
-    checkpoints_collecting,
-    load,
-)
-from langgraph.checkpoint.dynamodb.payloads import chunk_keys, unpack
+from langgraph.checkpoint.dynamodb.payloads import chunk_keys
 from langgraph.checkpoint.dynamodb.rows import (
     RowSet,
     checkpoint_rows,
@@ -53,7 +47,6 @@ from langgraph.store.dynamodb.table.schema import (
     COUNT,
     DATA,
     EXPIRES_AT,
-    MD,
     PK,
     SK,
     TTL_MINUTES,
@@ -62,8 +55,6 @@ from langgraph.store.dynamodb.table.table_spec import table_spec
 from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
     checkpoint_sk,
-    checkpoints_prefix,
-    parse_checkpoint_sk,
     registry_pk,
 )
 from langgraph.store.dynamodb.table.ttl import check_ttl, ttl_attributes
@@ -73,8 +64,6 @@ from langgraph.store.dynamodb.table.values import item_size
 Key = dict[str, str]
 
 DEFAULT_MAX_CONCURRENCY = 64
-# Rows a listing asks for per Query when a metadata filter may drop some.
-LIST_PAGE = 50
 # A put that writes rows besides its checkpoint row (the first put of a run writes the
 # run's index row, a large value its value row) is one transaction while they come to
 # less than this; more, and the others go first and the checkpoint row alone after them,
@@ -271,7 +260,6 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         given; without it, by checkpoint id across the thread's namespaces), or of every
         thread of the tenant for `config=None` (read from the thread registry, never a
         Scan); `filter` matches metadata by equality."""
-        self._check_open()
         pages = self._pages(config, filter, before, limit)
         while (page := self._pool.run(next, pages, None)) is not None:
             yield from page
@@ -283,99 +271,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         before: RunnableConfig | None,
         limit: int | None,
     ) -> Iterator[builtins.list[CheckpointTuple]]:
-        if limit is not None and limit <= 0:
-            return
-        threads = (
-            [self._thread(config)]
-            if config is not None
-            else self._guarded(None, upkeep.threads, self._bound_tenant())
-        )
-        configurable = (config or {}).get("configurable") or {}
-        ns = configurable.get("checkpoint_ns")
-        checkpoint_id = get_checkpoint_id(config) if config else None
-        before_id = get_checkpoint_id(before) if before else None
-        left = limit
-        for thread in threads:
-            for page in self._thread_pages(thread, ns, checkpoint_id, before_id, filter, left):
-                if left is not None:
-                    page = page[:left]
-                    left -= len(page)
-                if page:
-                    yield page
-                if left == 0:
-                    return
-
-    def _thread_pages(
-        self,
-        thread: Thread,
-        ns: str | None,
-        checkpoint_id: str | None,
-        before_id: str | None,
-        filter: dict[str, Any] | None,
-        limit: int | None,
-    ) -> Iterator[builtins.list[CheckpointTuple]]:
-        access = self._access
-        page_size = LIST_PAGE if filter or limit is None else min(limit + 1, LIST_PAGE)
-        below = checkpoint_sk(ns, before_id) if before_id and ns is not None else None
-        # A checkpoint and its writes row are two rows of the Query.
-        paging: dict[str, Any] = {} if ns is None else {"Limit": 2 * page_size}
-        with access.guard(thread):
-            found: Iterable[dict[str, Any]] = access.query(
-                thread.pk,
-                checkpoints_prefix(ns),
-                below=below,
-                ScanIndexForward=False,
-                **paging,
-            )
-            writes: dict[RowKey, dict[str, Any]] = {}
-            rows = checkpoints_collecting(found, writes)
-            if ns is None:
-                # Key order is namespace first: across namespaces, newest first means by
-                # checkpoint id, so every checkpoint row of the thread is read (the same
-                # one Query while they fit 1 MB) before the first page is loaded.
-                rows = iter(sorted(rows, key=lambda r: parse_checkpoint_sk(r[SK])[1], reverse=True))
-            page: builtins.list[dict[str, Any]] = []
-            for row in rows:
-                if self._wanted(row, checkpoint_id, before_id, filter):
-                    page.append(row)
-                if len(page) == page_size:
-                    yield self._matching(access, page, writes, thread, filter)
-                    page = []
-            if page:
-                yield self._matching(access, page, writes, thread, filter)
-
-    def _wanted(
-        self,
-        row: dict[str, Any],
-        checkpoint_id: str | None,
-        before_id: str | None,
-        filter: dict[str, Any] | None,
-    ) -> bool:
-        _, row_id = parse_checkpoint_sk(row[SK])
-        if checkpoint_id and row_id != checkpoint_id:
-            return False
-        if before_id and row_id >= before_id:
-            return False
-        # Metadata stored inline is checked here, before any value is fetched; chunked
-        # metadata is checked once loaded (`_matching`).
-        typed = unpack(row[PK], row[SK], MD, row[MD], {}) if filter else None
-        if filter and typed is not None:
-            found = self.serde.loads_typed(typed)
-            return all(found.get(k) == v for k, v in filter.items())
-        return True
-
-    def _matching(
-        self,
-        access: Access,
-        rows: builtins.list[dict[str, Any]],
-        writes: dict[RowKey, dict[str, Any]],
-        thread: Thread,
-        filter: dict[str, Any] | None,
-    ) -> builtins.list[CheckpointTuple]:
-        tuples = [loaded.tuple for loaded in load(access, rows, writes, self._scope.extra(thread))]
-        if not filter:
-            return tuples
-        return [t for t in tuples if all(t.metadata.get(k) == v for k, v in filter.items())]
+        return listing.pages(self._access, self._scope, config, filter, before, limit)
 
     # Writes
 
