@@ -23,17 +23,14 @@ from langgraph.checkpoint.base import (
     get_checkpoint_metadata,
 )
 from langgraph.checkpoint.dynamodb import history, listing, pruning, reading, upkeep
-from langgraph.checkpoint.dynamodb.access import SAVER, TRANSACT_LIMIT, Access
+from langgraph.checkpoint.dynamodb.access import SAVER, Access
 from langgraph.checkpoint.dynamodb.depths import Depths
 from langgraph.checkpoint.dynamodb.erasure import thread_sources, untenanted_thread_sources
-from langgraph.checkpoint.dynamodb.known import TRUST_SECONDS, Known, expiry_of, margin_ttl
+from langgraph.checkpoint.dynamodb.known import TRUST_SECONDS, Known, expiry_of, margin_ttl, row_key
 from langgraph.checkpoint.dynamodb.payloads import chunk_keys
+from langgraph.checkpoint.dynamodb.puts import Put
 from langgraph.checkpoint.dynamodb.rows import (
-    RowSet,
-    checkpoint_rows,
-    keep_alive,
     registry_row,
-    set_attributes,
 )
 from langgraph.checkpoint.dynamodb.scope import Scope, check_thread_id
 from langgraph.checkpoint.dynamodb.write_rows import WriteSet, write_rows, write_updates
@@ -44,32 +41,20 @@ from langgraph.store.dynamodb.table.lifecycle import Owner
 from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.schema import (
     CHUNKS_FIELD,
-    COUNT,
-    DATA,
-    EXPIRES_AT,
     PK,
     SK,
-    TTL_MINUTES,
 )
 from langgraph.store.dynamodb.table.table_spec import table_spec
 from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
     checkpoint_sk,
-    registry_pk,
 )
 from langgraph.store.dynamodb.table.ttl import check_ttl, ttl_attributes
 from langgraph.store.dynamodb.table.usage import UsageHook
-from langgraph.store.dynamodb.table.values import item_size
 
 Key = dict[str, str]
 
 DEFAULT_MAX_CONCURRENCY = 64
-# A put that writes rows besides its checkpoint row (the first put of a run writes the
-# run's index row, a large value its value row) is one transaction while they come to
-# less than this; more, and the others go first and the checkpoint row alone after them,
-# two requests or more where a transaction would bill every unit twice (16 KB: at most
-# 16 units for saving a request).
-SPLIT_BYTES = 16 * 1024
 
 
 class CheckpointTTL(TypedDict, total=False):
@@ -288,118 +273,20 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         thread = self._thread(config)
         minutes = self._known.thread_ttl(thread.pk, self.ttl_config.get("default_ttl"))
         metadata = get_checkpoint_metadata(config, metadata)
-
-        def plan() -> RowSet:
-            now = clock.now()
-            return checkpoint_rows(
-                self.serde,
-                thread,
-                config,
-                checkpoint,
-                metadata,
-                new_versions,
-                ttl_attributes(minutes, now),
-                margin_ttl(minutes, now),
-                lambda sk: self._known.chunks((thread.pk, sk)),
-            )
-
-        rows = plan()
-        key = _key(rows.checkpoint)
+        put = Put(
+            self.serde, self._known, thread, config, checkpoint, metadata, new_versions, minutes
+        )
+        rows = put.plan()
+        key = row_key(rows.checkpoint)
         self._writing.add(key)
         try:
-            self._pool.run(self._write_checkpoint, thread, rows, plan, minutes)
+            self._pool.run(self._guarded, thread, put.write, rows)
         finally:
             self._writing.discard(key)
         ns = config["configurable"].get("checkpoint_ns", "")
         stored = self._scope.config(thread, ns, checkpoint["id"])
         self._depths.remember(thread, stored, metadata)
         return stored
-
-    def _write_checkpoint(
-        self, thread: Thread, rows: RowSet, plan: Callable[[], RowSet], minutes: float | None
-    ) -> None:
-        access = self._access
-        until = expiry_of(rows.checkpoint)
-        extras = []
-        if rows.run and rows.link and not self._known.outlives(_key(rows.run), until):
-            extras += [rows.run, rows.link]
-        kept = self._kept_alive(rows.referenced, until)
-        keep = {k: v for k, v in rows.registry.items() if k in (EXPIRES_AT, TTL_MINUTES)}
-        slides = [keep_alive(key, keep) for key in kept]
-        # The registry lists the thread: it outlives every row this put writes or extends.
-        lives = [until] + [expiry_of(r) for r in extras]
-        if slides:
-            lives.append(expiry_of(keep))
-        if not self._known.outlives(_key(rows.registry), max(lives), TRUST_SECONDS):
-            extras.insert(0, rows.registry)
-        with access.guard(thread):
-            if not (rows.chunks or rows.heads or extras or slides):
-                access.update(set_attributes(rows.checkpoint)["Update"])
-            elif not self._commit(access, rows, extras, slides):
-                # A value row it refers to is gone (pruned meanwhile): forget what this
-                # saver knew of the thread and write the values again.
-                self._forget(thread)
-                self._write_checkpoint(thread, plan(), plan, minutes)
-                return
-        self._known.learn_ttl(thread.pk, minutes)
-        for row in [rows.checkpoint, *rows.heads, *rows.chunks, *extras]:
-            self._known.learn(row)
-        for key in kept:
-            self._known.learn({**key, **keep})
-
-    def _forget(self, thread: Thread) -> None:
-        """Forget what this saver knew of the thread's rows and its registry row."""
-        self._known.forget(thread.pk, (registry_pk(thread.tenant), thread.thread_id))
-
-    def _kept_alive(self, heads: builtins.list[dict[str, str]], until: float) -> builtins.list[Key]:
-        """The value rows (heads and chunks) of earlier puts that this saver knows and
-        does not know to live until `until`: a put keeps them alive."""
-        keys: builtins.list[Key] = []
-        for head in heads:
-            count = self._known.chunks((head[PK], head[SK]))
-            if count is None:
-                continue  # never read here: it lives as long as its writer set
-            keys += [
-                {PK: head[PK], SK: head[SK]},
-                *chunk_keys(head[PK], head[SK], DATA, {COUNT: count}),
-            ]
-        return [k for k in keys if not self._known.outlives((k[PK], k[SK]), until)]
-
-    def _commit(
-        self,
-        access: Access,
-        rows: RowSet,
-        extras: builtins.list[dict[str, Any]],
-        slides: builtins.list[dict[str, Any]],
-    ) -> bool:
-        """Write the checkpoint with the rows it needs: in one transaction when they come
-        to less than `SPLIT_BYTES`; else the other rows first (value rows, registry, run
-        index: a reader reaches them only through the checkpoint row), then the
-        checkpoint row alone. False when a row to keep alive is gone."""
-        update = set_attributes(rows.checkpoint)
-        puts = [{"Put": {"Item": row}} for row in rows.heads + extras]
-        actions = [update, *puts, *slides]
-        together = len(actions) <= TRANSACT_LIMIT and _size(actions) < SPLIT_BYTES
-        orphans = rows.chunks + ([] if together else rows.heads)
-        try:
-            access.write(rows.chunks, [])
-            if together:
-                access.transact(actions)
-            else:
-                access.write(rows.heads + extras, [])
-                for part in dynamo.chunks(slides, TRANSACT_LIMIT):
-                    access.transact(part)  # extending an expiry early is harmless
-                access.update(update["Update"])
-            return True
-        except (ClientError, RuntimeError) as error:
-            # DynamoDB answered (or gave up on) a request before the commit, or refused
-            # the commit: the checkpoint was not committed, so the rows written for it
-            # are unreachable; remove them. A crash leaves them unreachable too, for
-            # `prune` (or their TTL) to collect.
-            access.write([], [{PK: r[PK], SK: r[SK]} for r in orphans])
-            if slides and _condition_failed(error):
-                return False
-            raise
 
     def put_writes(
         self,
@@ -474,7 +361,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             return
         minutes = self._known.thread_ttl(thread.pk, self.ttl_config.get("default_ttl"))
         registry = registry_row(thread, margin_ttl(minutes, clock.now()))
-        if self._known.outlives(_key(registry), expiry_of(registry), TRUST_SECONDS):
+        if self._known.outlives(row_key(registry), expiry_of(registry), TRUST_SECONDS):
             return
         access.write([registry], [])
         self._known.learn(registry)
@@ -484,7 +371,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
     def delete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, value and write of the thread (all namespaces)."""
         thread = self._bound_thread(thread_id)
-        self._forget(thread)
+        self._known.forget(thread)
         self._pool.run(self._guarded, thread, upkeep.delete_thread, thread)
 
     def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
@@ -500,7 +387,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         threads = [self._bound_thread(t) for t in thread_ids]
         step = pruning.prune_keep_latest if strategy == "keep_latest" else upkeep.delete_thread
         for thread in threads:
-            self._forget(thread)
+            self._known.forget(thread)
             self._pool.run(self._guarded, thread, step, thread)
 
     def delete_for_runs(self, run_ids: Sequence[str]) -> None:
@@ -630,27 +517,6 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         else:
             number = int(str(current).split(".")[0])
         return f"{number + 1:032}.{random.random():016}"
-
-
-def _key(row: dict[str, Any]) -> tuple[str, str]:
-    return (str(row[PK]), str(row[SK]))
-
-
-def _condition_failed(error: Exception) -> bool:
-    """Whether a transaction was cancelled because a condition failed."""
-    if not isinstance(error, ClientError):
-        return False
-    reasons = error.response.get("CancellationReasons") or []
-    return any(r.get("Code") == "ConditionalCheckFailed" for r in reasons)
-
-
-def _size(actions: Sequence[dict[str, Any]]) -> int:
-    """A transaction's size as DynamoDB counts it: each Put's item, each Update's values."""
-    return sum(
-        item_size(body.get("Item") or body.get("ExpressionAttributeValues") or {})
-        for action in actions
-        for body in action.values()
-    )
 
 
 def _chunks_of(
