@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import builtins
 import copy
-import functools
 import random
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, Self, TypedDict
 
 import boto3
 from botocore.config import Config
-from botocore.exceptions import ClientError
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
     BaseCheckpointSaver,
@@ -26,28 +24,18 @@ from langgraph.checkpoint.dynamodb import history, listing, pruning, reading, up
 from langgraph.checkpoint.dynamodb.access import SAVER, Access
 from langgraph.checkpoint.dynamodb.depths import Depths
 from langgraph.checkpoint.dynamodb.erasure import thread_sources, untenanted_thread_sources
-from langgraph.checkpoint.dynamodb.known import TRUST_SECONDS, Known, expiry_of, margin_ttl, row_key
-from langgraph.checkpoint.dynamodb.payloads import chunk_keys
+from langgraph.checkpoint.dynamodb.known import Known, row_key
 from langgraph.checkpoint.dynamodb.puts import Put
-from langgraph.checkpoint.dynamodb.rows import (
-    registry_row,
-)
 from langgraph.checkpoint.dynamodb.scope import Scope, check_thread_id
-from langgraph.checkpoint.dynamodb.write_rows import WriteSet, write_rows, write_updates
+from langgraph.checkpoint.dynamodb.writes import PendingWrites, owner_sk
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.store.dynamodb.table import clock, creation, dynamo
 from langgraph.store.dynamodb.table.errors import access_must_be_granted
 from langgraph.store.dynamodb.table.lifecycle import Owner
 from langgraph.store.dynamodb.table.row_sources import RowSource
-from langgraph.store.dynamodb.table.schema import (
-    CHUNKS_FIELD,
-    PK,
-    SK,
-)
 from langgraph.store.dynamodb.table.table_spec import table_spec
 from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
-    checkpoint_sk,
 )
 from langgraph.store.dynamodb.table.ttl import check_ttl, ttl_attributes
 from langgraph.store.dynamodb.table.usage import UsageHook
@@ -296,75 +284,19 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         task_path: str = "",
     ) -> None:
         """Store a task's writes on the checkpoint `config` names, in one UpdateItem (more
-        past about 110 writes, shown only once all landed: `rows.write_updates`): a write
+        past about 110 writes, shown only once all landed: `write_rows.write_updates`): a write
         to a special channel (error, interrupt, ...) replaces the task's earlier one; an
         ordinary write keeps the first stored for its (task, index)."""
         thread = self._thread(config)
-        configurable = config["configurable"]
-        checkpoint_id = configurable.get("checkpoint_id")
-        if not checkpoint_id:
-            raise ValueError(
-                "put_writes needs the checkpoint the writes belong to: "
-                "config['configurable']['checkpoint_id'] is missing."
-            )
-        sk = checkpoint_sk(configurable.get("checkpoint_ns", ""), checkpoint_id)
+        sk = owner_sk(config)
         minutes = self._known.thread_ttl(thread.pk, self.ttl_config.get("default_ttl"))
         ttl = ttl_attributes(minutes, clock.now())
-        plan = functools.partial(
-            write_rows, self.serde, thread, sk, writes, task_id, task_path, ttl
+        pending = PendingWrites(
+            self.serde, self._known, self._writing, thread, sk, writes, task_id, task_path, ttl
         )
-        planned = plan()
+        planned = pending.plan()
         if planned.entries:
-            self._pool.run(self._write_pending, thread, sk, planned, plan)
-
-    def _write_pending(
-        self, thread: Thread, sk: str, planned: WriteSet, plan: Callable[..., WriteSet]
-    ) -> None:
-        access = self._access
-        with access.guard(thread):
-            try:
-                self._update_writes(access, thread, sk, planned)
-            except ClientError as error:
-                if "Item size" not in error.response["Error"].get("Message", ""):
-                    raise
-                # The checkpoint row would pass 400 KB: move these values to chunk rows.
-                self._update_writes(access, thread, sk, plan(inline_limit=0, batch=planned.batch))
-
-    def _update_writes(self, access: Access, thread: Thread, sk: str, planned: WriteSet) -> None:
-        access.write(planned.chunks, [])
-        updates = write_updates(planned)
-        for n, update in enumerate(updates):
-            try:
-                response = access.client.update_item(
-                    TableName=access.table,
-                    Key=dynamo.serialize({PK: thread.pk, SK: planned.sk}),
-                    UpdateExpression=update.expression,
-                    ExpressionAttributeNames=update.attribute_names,
-                    ExpressionAttributeValues=dynamo.serialize(update.values),
-                    ReturnValues="UPDATED_OLD",
-                )
-            except ClientError:
-                unsent = [name for later in updates[n:] for name in later.names]
-                access.write([], _chunks_of(thread, planned, unsent))
-                raise
-            old = dynamo.deserialize(response.get("Attributes", {}))
-            access.write([], _superseded(access, thread, planned, update.names, old))
-        self._register(access, thread, sk)
-
-    def _register(self, access: Access, thread: Thread, sk: str) -> None:
-        """Writes landed beside the checkpoint row `sk`: after its put, before it (this
-        saver's put still on its way registers the thread), after a refused put, after
-        the thread was deleted, or beside a put made elsewhere. Unless this saver trusts
-        the thread's registry row to live a margin past the writes' TTL, register the
-        thread, so a purge finds the writes."""
-        if (thread.pk, sk) in self._writing:
-            return
-        minutes = self._known.thread_ttl(thread.pk, self.ttl_config.get("default_ttl"))
-        registry = registry_row(thread, margin_ttl(minutes, clock.now()))
-        if self._known.outlives(row_key(registry), expiry_of(registry), TRUST_SECONDS):
-            return
-        access.write([registry], [])
-        self._known.learn(registry)
+            self._pool.run(self._guarded, thread, pending.write, planned)
 
     # Whole threads
 
@@ -517,51 +449,3 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         else:
             number = int(str(current).split(".")[0])
         return f"{number + 1:032}.{random.random():016}"
-
-
-def _chunks_of(
-    thread: Thread, planned: WriteSet, names: Sequence[str]
-) -> builtins.list[dict[str, str]]:
-    """The chunk rows of the writes `names`."""
-    keys = []
-    for name in names:
-        entry = planned.entries[name]
-        if CHUNKS_FIELD in entry:
-            keys += chunk_keys(thread.pk, planned.sk, str(entry[CHUNKS_FIELD]), entry)
-    return keys
-
-
-def _superseded(
-    access: Access,
-    thread: Thread,
-    planned: WriteSet,
-    names: Sequence[str],
-    old: dict[str, Any],
-) -> builtins.list[dict[str, str]]:
-    """Chunk rows no write refers to after an update of `names`: an overwritten special
-    write's old chunks, and the chunks of an ordinary write that lost to the first one.
-    Whether an ordinary chunked write lost is read back from the row when `UPDATED_OLD`
-    does not say (DynamoDB may leave out an attribute `if_not_exists` kept as it was)."""
-    sk = planned.sk
-    dropped = []
-    unsure = []
-    for name in names:
-        entry, previous = planned.entries[name], old.get(name)
-        if name in planned.overwrite:
-            if previous is not None and previous.get(CHUNKS_FIELD) != entry.get(CHUNKS_FIELD):
-                earlier = WriteSet(sk, {}, [], {name: previous}, set(), "")
-                dropped += _chunks_of(thread, earlier, [name])
-        elif CHUNKS_FIELD in entry:
-            if previous is None:
-                unsure.append(name)
-            elif previous.get(CHUNKS_FIELD) != entry[CHUNKS_FIELD]:
-                dropped += _chunks_of(thread, planned, [name])
-    if unsure:
-        row = access.get_many([{PK: thread.pk, SK: sk}]).get((thread.pk, sk), {})
-        lost = [
-            n
-            for n in unsure
-            if row.get(n, {}).get(CHUNKS_FIELD) != planned.entries[n][CHUNKS_FIELD]
-        ]
-        dropped += _chunks_of(thread, planned, lost)
-    return dropped
