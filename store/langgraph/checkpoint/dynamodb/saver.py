@@ -1,18 +1,21 @@
-"""`DynamoDBSaver`: LangGraph's `BaseCheckpointSaver` on the store's DynamoDB table."""
+"""`DynamoDBSaver`: LangGraph's `BaseCheckpointSaver` on the store's DynamoDB table, over
+its parts: `scope` (the thread a call names), `reading` and `listing` (`get_tuple`,
+`list`; rows into tuples by `loading`), `puts` and `writes` (`put`, `put_writes`; their
+rows planned by `rows` and `write_rows`), `history` (delta channels), `upkeep` and
+`pruning` (whole threads), `erasure` (a purge's sources), `async_twins` (the async calls)."""
 
 from __future__ import annotations
 
 import builtins
 import copy
 import random
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import Any, Self, TypedDict
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Self
 
 import boto3
 from botocore.config import Config
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
-    BaseCheckpointSaver,
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
@@ -21,38 +24,27 @@ from langgraph.checkpoint.base import (
     get_checkpoint_metadata,
 )
 from langgraph.checkpoint.dynamodb import history, listing, pruning, reading, upkeep
-from langgraph.checkpoint.dynamodb.access import SAVER, Access
+from langgraph.checkpoint.dynamodb.access import SAVER
+from langgraph.checkpoint.dynamodb.async_twins import AsyncTwins
+from langgraph.checkpoint.dynamodb.calls import Calls, CheckpointTTL
 from langgraph.checkpoint.dynamodb.depths import Depths
 from langgraph.checkpoint.dynamodb.erasure import thread_sources, untenanted_thread_sources
 from langgraph.checkpoint.dynamodb.known import Known, row_key
 from langgraph.checkpoint.dynamodb.puts import Put
-from langgraph.checkpoint.dynamodb.scope import Scope, check_thread_id
+from langgraph.checkpoint.dynamodb.scope import Scope
 from langgraph.checkpoint.dynamodb.writes import PendingWrites, owner_sk
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.store.dynamodb.table import clock, creation, dynamo
 from langgraph.store.dynamodb.table.errors import access_must_be_granted
-from langgraph.store.dynamodb.table.lifecycle import Owner
 from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.table_spec import table_spec
-from langgraph.store.dynamodb.table.thread_keys import (
-    Thread,
-)
 from langgraph.store.dynamodb.table.ttl import check_ttl, ttl_attributes
 from langgraph.store.dynamodb.table.usage import UsageHook
-
-Key = dict[str, str]
 
 DEFAULT_MAX_CONCURRENCY = 64
 
 
-class CheckpointTTL(TypedDict, total=False):
-    """Expiry of a thread's rows, in minutes (like the store's `TTLConfig`)."""
-
-    default_ttl: float | None
-    refresh_on_read: bool
-
-
-class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
+class DynamoDBSaver(AsyncTwins, Calls):
     """Threads' checkpoints and pending writes on the store's table (see
     `thread_keys` for the layout and why it never meets a store row).
 
@@ -105,9 +97,9 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         self.ttl_config = ttl
         self.consistent_read = consistent_read
         self._known = Known()
+        self._depths = Depths()
         # Checkpoint rows this saver's puts are writing now (a `put_writes` may land first).
         self._writing: set[tuple[str, str]] = set()
-        self._depths = Depths()
         self._open(
             table_name,
             region_name=region_name,
@@ -120,11 +112,6 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
             threads="dynamodb-saver",
         )
         dynamo.refuse_plain_moto(self._client, SAVER)
-
-    @property
-    def tenant_key(self) -> str | None:
-        """The `configurable` key naming a thread's tenant (None: threads have none)."""
-        return self._scope.tenant_key
 
     # Lifecycle (`lifecycle.Owner`: from_table, close, with-blocks)
 
@@ -142,47 +129,15 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         bound._scope = scope
         return bound
 
-    # The thread a call names (`scope`)
-
-    @property
-    def _access(self) -> Access:
-        self._check_open()
-        return Access(
-            client=self._client,
-            table=self.table_name,
-            serde=self.serde,
-            consistent=self.consistent_read,
-            ttl_minutes=self.ttl_config.get("default_ttl"),
-            refresh_on_read=bool(self.ttl_config.get("refresh_on_read", True)),
-        )
-
-    def _thread(self, config: RunnableConfig | None) -> Thread:
-        self._check_open()
-        return self._scope.thread(config)
-
-    def _bound_thread(self, thread_id: str) -> Thread:
-        check_thread_id(thread_id)
-        return Thread(self._bound_tenant(), str(thread_id))
-
-    def _bound_tenant(self) -> str:
-        self._check_open()
-        return self._scope.bound_tenant()
-
     # Reads
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """The checkpoint `config` names (its `checkpoint_id`, else the thread's latest in
         `checkpoint_ns`), with its channel values and pending writes; None if absent."""
         thread = self._thread(config)
-        found: CheckpointTuple | None = self._pool.run(self._get_tuple, thread, config)
-        return found
-
-    def _get_tuple(self, thread: Thread, config: RunnableConfig) -> CheckpointTuple | None:
-        extra, known, depths = self._scope.extra(thread), self._known, self._depths
-        found: CheckpointTuple | None = self._guarded(
-            thread, reading.read_tuple, known, depths, thread, config, extra
-        )
-        return found
+        extra = self._scope.extra(thread)
+        known, depths = self._known, self._depths
+        return self._run(thread, reading.read_tuple, known, depths, thread, config, extra)
 
     def get_delta_channel_history(
         self, *, config: RunnableConfig, channels: Sequence[str]
@@ -195,31 +150,8 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         if not channels:
             return {}
         thread = self._thread(config)
-        found: Mapping[str, DeltaChannelHistory] = self._pool.run(
-            self._history, thread, config, builtins.list(channels)
-        )
-        return found
-
-    async def aget_delta_channel_history(
-        self, *, config: RunnableConfig, channels: Sequence[str]
-    ) -> Mapping[str, DeltaChannelHistory]:
-        """`get_delta_channel_history` on the saver's threads."""
-        self._check_open()
-        if not channels:
-            return {}
-        thread = self._thread(config)
-        found: Mapping[str, DeltaChannelHistory] = await self._pool.arun(
-            self._history, thread, config, builtins.list(channels)
-        )
-        return found
-
-    def _history(
-        self, thread: Thread, config: RunnableConfig, channels: builtins.list[str]
-    ) -> dict[str, DeltaChannelHistory]:
-        found: dict[str, DeltaChannelHistory] = self._guarded(
-            thread, history.history_of, self._depths, thread, config, channels
-        )
-        return found
+        depths, wanted = self._depths, builtins.list(channels)
+        return self._run(thread, history.history_of, depths, thread, config, wanted)
 
     def list(
         self,
@@ -268,7 +200,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         key = row_key(rows.checkpoint)
         self._writing.add(key)
         try:
-            self._pool.run(self._guarded, thread, put.write, rows)
+            self._run(thread, put.write, rows)
         finally:
             self._writing.discard(key)
         ns = config["configurable"].get("checkpoint_ns", "")
@@ -296,7 +228,7 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         )
         planned = pending.plan()
         if planned.entries:
-            self._pool.run(self._guarded, thread, pending.write, planned)
+            self._run(thread, pending.write, planned)
 
     # Whole threads
 
@@ -304,13 +236,13 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         """Delete every checkpoint, value and write of the thread (all namespaces)."""
         thread = self._bound_thread(thread_id)
         self._known.forget(thread)
-        self._pool.run(self._guarded, thread, upkeep.delete_thread, thread)
+        self._run(thread, upkeep.delete_thread, thread)
 
     def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
         """Copy every checkpoint, value and write of one thread to another."""
         source = self._bound_thread(source_thread_id)
         target = self._bound_thread(target_thread_id)
-        self._pool.run(self._guarded, target, upkeep.copy_thread, source, target)
+        self._run(target, upkeep.copy_thread, source, target)
 
     def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         """`keep_latest`: keep each namespace's latest checkpoint with its writes and the
@@ -320,48 +252,40 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         step = pruning.prune_keep_latest if strategy == "keep_latest" else upkeep.delete_thread
         for thread in threads:
             self._known.forget(thread)
-            self._pool.run(self._guarded, thread, step, thread)
+            self._run(thread, step, thread)
 
     def delete_for_runs(self, run_ids: Sequence[str]) -> None:
         """Delete the checkpoints the runs wrote, with their pending writes."""
         if not run_ids:
             return
         tenant = self._bound_tenant()
-        self._pool.run(self._guarded, None, pruning.delete_for_runs, tenant, list(run_ids))
+        self._run(None, pruning.delete_for_runs, tenant, list(run_ids))
 
     def threads(self, limit: int | None = None) -> builtins.list[str]:
         """The ids of the (bound) tenant's threads, sorted, from the thread registry (the
         first `limit`, reading no page of the registry past them)."""
         tenant = self._bound_tenant()
-        found = self._pool.run(self._guarded, None, upkeep.threads, tenant, limit)
-        return [t.thread_id for t in found]
+        return [t.thread_id for t in self._run(None, upkeep.threads, tenant, limit)]
 
     def count_checkpoints(self, thread_id: str, checkpoint_ns: str | None = None) -> int:
         """How many checkpoints the thread has (in `checkpoint_ns`, else in all), read
         from its checkpoint rows alone (no channel value is fetched)."""
         thread = self._bound_thread(thread_id)
-        count: int = self._pool.run(
-            self._guarded, thread, upkeep.count_checkpoints, thread, checkpoint_ns
-        )
-        return count
+        return self._run(thread, upkeep.count_checkpoints, thread, checkpoint_ns)
 
     def thread_rows(self, thread_id: str) -> builtins.list[dict[str, Any]]:
         """Every live row of the thread as stored (checkpoints, channel values, chunks;
         binary values as bytes), in key order: what `write_thread_rows` restores (run
         links are left out: it makes them from the checkpoints, like run index rows)."""
         thread = self._bound_thread(thread_id)
-        rows: builtins.list[dict[str, Any]] = self._pool.run(
-            self._guarded, thread, lambda access: builtins.list(access.query(thread.pk))
-        )
-        return [row for row in rows if not upkeep.is_run_link(row)]
+        return self._run(thread, upkeep.thread_rows, thread)
 
     def write_thread_rows(self, thread_id: str, rows: Sequence[dict[str, Any]]) -> int:
         """Write rows `thread_rows` returned (of any thread) as the thread `thread_id`,
         values before the checkpoints that need them, with its registry and run index
         rows; rows already there with the same keys are replaced. Returns rows written."""
         thread = self._bound_thread(thread_id)
-        written: int = self._pool.run(self._guarded, thread, upkeep.write_thread, thread, rows)
-        return written
+        return self._run(thread, upkeep.write_thread, thread, rows)
 
     def erasure_sources(self) -> builtins.list[RowSource]:
         """What erases the bound tenant's threads in a purge of its memories:
@@ -370,74 +294,6 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         if self.tenant_key is None:
             return untenanted_thread_sources(self._client, self.table_name)
         return thread_sources(self._client, self.table_name, self._bound_tenant())
-
-    def _guarded(self, thread: Thread | None, step: Any, *args: Any) -> Any:
-        access = self._access
-        with access.guard(thread):
-            return step(access, *args)
-
-    # Async
-
-    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        self._check_open()
-        thread = self._thread(config)
-        found: CheckpointTuple | None = await self._pool.arun(self._get_tuple, thread, config)
-        return found
-
-    async def alist(
-        self,
-        config: RunnableConfig | None,
-        *,
-        filter: dict[str, Any] | None = None,
-        before: RunnableConfig | None = None,
-        limit: int | None = None,
-    ) -> AsyncIterator[CheckpointTuple]:
-        self._check_open()
-        pages = self._pages(config, filter, before, limit)
-        while (page := await self._pool.arun(next, pages, None)) is not None:
-            for item in page:
-                yield item
-
-    async def aput(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        self._check_open()
-        stored: RunnableConfig = await self._pool.arun(
-            self.put, config, checkpoint, metadata, new_versions
-        )
-        return stored
-
-    async def aput_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
-        self._check_open()
-        await self._pool.arun(self.put_writes, config, writes, task_id, task_path)
-
-    async def adelete_thread(self, thread_id: str) -> None:
-        self._check_open()
-        await self._pool.arun(self.delete_thread, thread_id)
-
-    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
-        self._check_open()
-        await self._pool.arun(self.copy_thread, source_thread_id, target_thread_id)
-
-    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
-        self._check_open()
-        pruning.check_strategy(strategy)
-        await self._pool.arun(lambda: self.prune(thread_ids, strategy=strategy))
-
-    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
-        self._check_open()
-        if run_ids:
-            await self._pool.arun(self.delete_for_runs, run_ids)
 
     def get_next_version(self, current: str | None, channel: None) -> str:
         """A version that sorts after `current`: a zero-padded counter, then a random

@@ -163,6 +163,11 @@ def _longest_expiry(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {k: last[k] for k in (EXPIRES_AT, TTL_MINUTES) if k in last}
 
 
+def thread_rows(access: Access, thread: Thread) -> list[dict[str, Any]]:
+    """Every live row of the thread as stored, in key order, but its run links."""
+    return [row for row in access.query(thread.pk) if not is_run_link(row)]
+
+
 def count_checkpoints(access: Access, thread: Thread, checkpoint_ns: str | None) -> int:
     """How many live checkpoints `thread` has (in `checkpoint_ns`, or in all for None):
     a Query of its checkpoint rows, which never reads the channel values."""
