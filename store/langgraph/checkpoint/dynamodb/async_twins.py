@@ -4,38 +4,26 @@ call that has not started never starts."""
 
 from __future__ import annotations
 
-import abc
 import functools
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
-    BaseCheckpointSaver,
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
     DeltaChannelHistory,
 )
+from langgraph.checkpoint.dynamodb.calls import Calls
 from langgraph.checkpoint.dynamodb.pruning import check_strategy
-from langgraph.store.dynamodb.table.lifecycle import Owner
 
 
-class AsyncTwins(Owner, BaseCheckpointSaver[str]):
+class AsyncTwins(Calls):
     """`aget_tuple`, `alist`, `aput`, `aput_writes`, `adelete_thread`, `acopy_thread`,
     `aprune`, `adelete_for_runs`, `aget_delta_channel_history`: the sync calls, awaited
     on the pool; `alist` reads a page per hop, as `list` does."""
-
-    @abc.abstractmethod
-    def _pages(
-        self,
-        config: RunnableConfig | None,
-        filter: dict[str, Any] | None,
-        before: RunnableConfig | None,
-        limit: int | None,
-    ) -> Iterator[list[CheckpointTuple]]:
-        """`list`'s pages, each read when asked for."""
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         self._check_open()

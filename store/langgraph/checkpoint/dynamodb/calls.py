@@ -4,11 +4,12 @@ the saver's pool with DynamoDB's errors worded for the saver (`Access.guard`).""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypedDict, TypeVar
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
+from langgraph.checkpoint.dynamodb import listing
 from langgraph.checkpoint.dynamodb.access import Access
 from langgraph.checkpoint.dynamodb.scope import Scope, check_thread_id
 from langgraph.store.dynamodb.table.lifecycle import Owner
@@ -26,7 +27,7 @@ class CheckpointTTL(TypedDict, total=False):
 
 class Calls(Owner, BaseCheckpointSaver[str]):
     """The settings every call reads (set by the saver's constructor), the thread it
-    names, and `_run`, which runs its step."""
+    names, `_run`, which runs its step, and the pages `list` and `alist` read."""
 
     ttl_config: CheckpointTTL
     consistent_read: bool
@@ -60,6 +61,16 @@ class Calls(Owner, BaseCheckpointSaver[str]):
     def _bound_tenant(self) -> str:
         self._check_open()
         return self._scope.bound_tenant()
+
+    def _pages(
+        self,
+        config: RunnableConfig | None,
+        filter: dict[str, Any] | None,
+        before: RunnableConfig | None,
+        limit: int | None,
+    ) -> Iterator[list[CheckpointTuple]]:
+        """`list`'s pages (and `alist`'s), each read when asked for."""
+        return listing.pages(self._access, self._scope, config, filter, before, limit)
 
     def _run(self, thread: Thread | None, step: Callable[..., R], *args: Any) -> R:
         """`step(access, *args)` on the pool, DynamoDB's errors worded for the saver."""

@@ -23,7 +23,7 @@ from langgraph.checkpoint.base import (
     DeltaChannelHistory,
     get_checkpoint_metadata,
 )
-from langgraph.checkpoint.dynamodb import history, listing, pruning, reading, upkeep
+from langgraph.checkpoint.dynamodb import history, pruning, reading, upkeep
 from langgraph.checkpoint.dynamodb.access import SAVER
 from langgraph.checkpoint.dynamodb.async_twins import AsyncTwins
 from langgraph.checkpoint.dynamodb.calls import Calls, CheckpointTTL
@@ -168,15 +168,6 @@ class DynamoDBSaver(AsyncTwins, Calls):
         pages = self._pages(config, filter, before, limit)
         while (page := self._pool.run(next, pages, None)) is not None:
             yield from page
-
-    def _pages(
-        self,
-        config: RunnableConfig | None,
-        filter: dict[str, Any] | None,
-        before: RunnableConfig | None,
-        limit: int | None,
-    ) -> Iterator[builtins.list[CheckpointTuple]]:
-        return listing.pages(self._access, self._scope, config, filter, before, limit)
 
     # Writes
 
