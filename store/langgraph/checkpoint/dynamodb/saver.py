@@ -1,8 +1,8 @@
 """`DynamoDBSaver`: LangGraph's `BaseCheckpointSaver` on the store's DynamoDB table, over
-its parts: `scope` (the thread a call names), `reading` and `listing` (`get_tuple`,
-`list`; rows into tuples by `loading`), `puts` and `writes` (`put`, `put_writes`; their
-rows planned by `rows` and `write_rows`), `history` (delta channels), `upkeep` and
-`pruning` (whole threads), `erasure` (a purge's sources), `async_twins` (the async calls)."""
+its parts: `calls` and `scope` (the thread a call names), `reading`, `listing` and
+`history` (the reads; rows into tuples by `loading`), `puts` and `writes` (their rows
+planned by `rows` and `write_rows`), `upkeep`, `pruning` and `erasure` (whole threads),
+`async_twins` (the async calls)."""
 
 from __future__ import annotations
 
@@ -45,15 +45,21 @@ DEFAULT_MAX_CONCURRENCY = 64
 
 
 class DynamoDBSaver(AsyncTwins, Calls):
-    """Threads' checkpoints and pending writes on the store's table (see
-    `thread_keys` for the layout and why it never meets a store row).
+    """Threads on the store's table, in partitions no store row can have (`thread_keys`,
+    docs/architecture.md's "Data model"). A checkpoint row holds the checkpoint, its
+    metadata and its channel values up to 180 KB (a larger value, or a `DeltaChannel`
+    snapshot, is a value row written once per version and shared by later checkpoints);
+    its pending writes are a row of their own beside it (`<checkpoint row>#writes`), so
+    one Query reads both and a `put_writes` is billed for the writes alone.
 
-    Costs per call: `put` and `put_writes` one request (values over 350 KB add their
-    chunk rows first), `get_tuple` two, `list(limit=10)` two; `delete_thread`,
-    `copy_thread` and `prune` read the thread with Query and write with BatchWriteItem.
-    A checkpoint holds its small values, so it becomes visible with them in one
-    UpdateItem (one TransactWriteItems when it writes value rows or refreshes a row it
-    needs: `known`), and a reader never sees it without them.
+    Costs per call: `put` one UpdateItem, or one TransactWriteItems when it writes value
+    rows or keeps alive a row its checkpoint needs (`known`; past 16 KB those rows first,
+    then the checkpoint row alone): a reader never sees a checkpoint without its values.
+    `put_writes` one UpdateItem (a few past about 110 writes). Chunk rows of values too
+    large for a row go first. `get_tuple` a Query (a BatchGetItem given an id) and
+    `list(limit=10)` a Query, each plus one BatchGetItem only for value rows and chunks;
+    `get_delta_channel_history` two; `delete_thread`, `copy_thread` and `prune` read
+    with Query and write with BatchWriteItem.
 
     `tenant_key` names a `configurable` key (e.g. "tenant_id") whose value leads every
     key of the thread, so an IAM `dynamodb:LeadingKeys` policy (`iam.tenant_policy(...,
@@ -64,9 +70,9 @@ class DynamoDBSaver(AsyncTwins, Calls):
     `ttl={"default_ttl": minutes, "refresh_on_read": True}` expires the rows of the
     threads it starts through DynamoDB's TTL (a thread it has read keeps its own TTL);
     every row the latest checkpoint needs outlives it; `get_tuple` slides the expiry of
-    everything the checkpoint it returns needs (and its run index row, so
-    `delete_for_runs` still finds it), once a tenth of the TTL has elapsed; expired rows
-    are invisible before DynamoDB sweeps them.
+    everything the checkpoint it returns needs (and its run index row and run link, so
+    `delete_for_runs` still finds it, and the thread's registry row), once a tenth of
+    the TTL has elapsed; expired rows are invisible before DynamoDB sweeps them.
 
     `on_usage` receives the capacity each request consumed, as the store's does
     (`usage.UsageRecord`), attributed to the tenant: group `(".threads", tenant)`.
