@@ -49,7 +49,7 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
         LIBRARY + "table/usage.py": {"tenant"},
     },
     "names of settings and arguments (the index configuration, the config file, options)": {
-        SAVER + "saver.py": {"tenant"},
+        SAVER + "scope.py": {"tenant"},
         LIBRARY + "cli/target.py": {"dims", "fields"},
         LIBRARY + "demo/__main__.py": {"dims", "fields"},
         LIBRARY + "embedders/bedrock_models.py": {"dims"},
@@ -60,7 +60,7 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
     },
     "LangGraph's names: keys of a thread's `configurable`, a MatchCondition's match type": {
         SAVER + "loading.py": {"thread_id"},
-        SAVER + "saver.py": {"thread_id"},
+        SAVER + "scope.py": {"thread_id"},
         LIBRARY + "cli/target.py": {"tenant"},
         LIBRARY + "demo/agent.py": {"thread_id"},
         LIBRARY + "extraction/engine/reader.py": {"thread_id"},

@@ -6,8 +6,9 @@ May import: `table`.
 """
 
 from langgraph.checkpoint.dynamodb.access import ThreadFullError
+from langgraph.checkpoint.dynamodb.calls import CheckpointTTL
 from langgraph.checkpoint.dynamodb.rows import UnserializableValueError
-from langgraph.checkpoint.dynamodb.saver import CheckpointTTL, DynamoDBSaver
+from langgraph.checkpoint.dynamodb.saver import DynamoDBSaver
 from langgraph.store.dynamodb.table.thread_keys import KeyTooLongError
 
 __all__ = [

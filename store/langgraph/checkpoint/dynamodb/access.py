@@ -24,7 +24,7 @@ from langgraph.store.dynamodb.table.ttl import is_expired, ttl_attributes
 # How errors name the checkpointer.
 SAVER = "DynamoDBSaver"
 # TransactWriteItems takes at most 100 actions (and 4 MB: a put sends at most
-# `saver.SPLIT_BYTES` in one).
+# `puts.SPLIT_BYTES` in one).
 TRANSACT_LIMIT = 100
 # Why a transaction may be cancelled and succeed when sent again.
 _TRANSIENT_REASONS = frozenset(

@@ -39,7 +39,6 @@ Key = dict[str, str]
 RUN_INDEX_ROWS = "thread_run_index"
 THREAD_ROWS = "thread_rows"
 THREAD_REGISTRY = "thread_registry"
-THREAD_KINDS = (RUN_INDEX_ROWS, THREAD_ROWS, THREAD_REGISTRY)
 
 
 def thread_sources(client: Any, table: str, tenant: str) -> list[RowSource]:

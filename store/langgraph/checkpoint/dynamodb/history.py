@@ -21,23 +21,22 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langgraph.checkpoint.base import DeltaChannelHistory, PendingWrite
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import DeltaChannelHistory, PendingWrite, get_checkpoint_id
 from langgraph.checkpoint.dynamodb.access import Access
+from langgraph.checkpoint.dynamodb.depths import Depths, depth
 from langgraph.checkpoint.dynamodb.loading import (
     Key,
     checkpoint_of,
     checkpoints_collecting,
+    external_chunks,
+    inline_values,
     metadata_of,
+    value_rows,
     writes_row,
 )
 from langgraph.checkpoint.dynamodb.payloads import chunk_keys, unpack
-from langgraph.checkpoint.dynamodb.rows import (
-    as_pending,
-    external_chunks,
-    inline_values,
-    pending_writes,
-    value_rows,
-)
+from langgraph.checkpoint.dynamodb.write_rows import as_pending, pending_writes
 from langgraph.store.dynamodb.table.schema import (
     CHANNEL,
     CHUNKS_FIELD,
@@ -59,23 +58,8 @@ from langgraph.store.dynamodb.table.thread_keys import (
 
 # Rows per Query page when the target's metadata gives no distance to a snapshot.
 DEFAULT_DEPTH = 50
-# LangGraph's metadata key for a delta channel's (updates, supersteps) since its snapshot.
-COUNTERS = "counters_since_delta_snapshot"
 # The serializer's type of a value that stands for none (LangGraph's savers skip it).
 EMPTY = "empty"
-
-
-def depth(metadata: Mapping[str, Any], channels: Sequence[str] | None = None) -> int | None:
-    """How many ancestors back the checkpoint with `metadata` finds the last snapshot of
-    every channel of `channels` (all its delta channels for None), or None if unknown."""
-    counters = metadata.get(COUNTERS)
-    if not isinstance(counters, Mapping) or not counters:
-        return None
-    names = list(counters) if channels is None else list(channels)
-    steps = [counters.get(name) for name in names]
-    if any(not isinstance(s, list | tuple) or len(s) != 2 for s in steps):
-        return None
-    return max(int(s[1]) for s in steps if s is not None)
 
 
 @dataclass
@@ -162,6 +146,20 @@ def history(
     if found is None:  # a value row a chain row names is gone: find the stored one
         return history(access, thread, ns, target_id, channels, known_depth, counted=False)
     return found
+
+
+def history_of(
+    access: Access,
+    depths: Depths,
+    thread: Thread,
+    config: RunnableConfig,
+    channels: Sequence[str],
+) -> dict[str, DeltaChannelHistory]:
+    """`history` of the checkpoint `config` names (its namespace's latest without an id),
+    its depth as `depths` remembers it."""
+    ns = config["configurable"].get("checkpoint_ns", "")
+    target_id = get_checkpoint_id(config)
+    return history(access, thread, ns, target_id, channels, depths.of(thread, config))
 
 
 def _rows(

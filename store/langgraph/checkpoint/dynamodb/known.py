@@ -27,6 +27,7 @@ from typing import Any
 
 from langgraph.store.dynamodb.table import clock
 from langgraph.store.dynamodb.table.schema import COUNT, EXPIRES_AT, PK, SK, TTL_MINUTES, TYPE
+from langgraph.store.dynamodb.table.thread_keys import Thread, registry_pk
 
 # Rows kept alive for the checkpoints of a thread expire this many TTLs after written.
 MARGIN = 2
@@ -36,6 +37,11 @@ TRUST_SECONDS = 300.0
 MAX_KNOWN = 50_000
 NEVER = math.inf
 Key = tuple[str, str]
+
+
+def row_key(row: dict[str, Any]) -> Key:
+    """A row's key as this module keys what it knows."""
+    return (str(row[PK]), str(row[SK]))
 
 
 def expiry_of(row: dict[str, Any]) -> float:
@@ -66,7 +72,7 @@ class Known:
 
     def learn(self, row: dict[str, Any]) -> None:
         """Remember a row read or written now: its expiry, and its chunk count."""
-        key = (str(row[PK]), str(row[SK]))
+        key = row_key(row)
         with self._lock:
             self._trim()
             self._until[key] = (expiry_of(row), clock.monotonic())
@@ -89,12 +95,13 @@ class Known:
         with self._lock:
             return self._chunks.get(key)
 
-    def forget(self, pk: str, *keys: Key) -> None:
-        """Forget every row of one partition, and `keys` (a thread was deleted or pruned,
-        here or under this saver: its registry row with it)."""
+    def forget(self, thread: Thread) -> None:
+        """Forget every row of the thread's partition, and its registry row (the thread
+        was deleted or pruned, here or under this saver)."""
+        registry = (registry_pk(thread.tenant), thread.thread_id)
         with self._lock:
             for table in (self._until, self._chunks):
-                for key in [k for k in table if k[0] == pk or k in keys]:
+                for key in [k for k in table if k[0] == thread.pk or k == registry]:
                     del table[key]
 
     def _trim(self) -> None:

@@ -17,24 +17,23 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import CheckpointTuple
 from langgraph.checkpoint.dynamodb.access import Access
 from langgraph.checkpoint.dynamodb.payloads import chunk_keys, unpack
-from langgraph.checkpoint.dynamodb.rows import (
-    as_pending,
-    inline_values,
-    value_row_keys,
-    value_rows,
-    visible_writes,
-)
+from langgraph.checkpoint.dynamodb.write_rows import as_pending, visible_writes
 from langgraph.store.dynamodb.table.schema import (
     CHUNKS_FIELD,
+    COUNT,
     CP,
     DATA,
+    EXTERNAL,
+    EXTERNAL_CHUNKS,
     MD,
     PARENT,
     PK,
     SK,
     TYPE,
+    VALUES,
 )
 from langgraph.store.dynamodb.table.thread_keys import (
+    blob_sk,
     is_writes_sk,
     owner_of_writes,
     parse_checkpoint_sk,
@@ -81,6 +80,39 @@ def checkpoints_collecting(
 def writes_row(row: dict[str, Any], writes: Mapping[Key, dict[str, Any]]) -> dict[str, Any]:
     """A checkpoint row's writes row among `writes` (empty when it has none)."""
     return writes.get((row[PK], row[SK]), {})
+
+
+def value_rows(row: dict[str, Any], checkpoint: dict[str, Any]) -> dict[str, str]:
+    """The value rows a checkpoint row reads its channels from (channel -> sort key): the
+    `EXTERNAL` ones of a row holding its values, every channel of an earlier row."""
+    ns, _ = parse_checkpoint_sk(row[SK])
+    versions = checkpoint["channel_versions"]
+    channels = row.get(EXTERNAL, []) if VALUES in row else versions
+    return {c: blob_sk(ns, c, versions[c]) for c in channels if c in versions}
+
+
+def value_row_keys(row: dict[str, Any], checkpoint: dict[str, Any]) -> list[dict[str, str]]:
+    """The keys of the value rows a checkpoint row reads, with those of their chunks
+    where the row records their count (`EXTERNAL_CHUNKS`; rows of earlier versions do
+    not: their chunks are known once the value row is read)."""
+    counts = external_chunks(row)
+    keys = []
+    for channel, sk in value_rows(row, checkpoint).items():
+        keys.append({PK: row[PK], SK: sk})
+        if channel in counts:
+            keys += chunk_keys(row[PK], sk, DATA, {COUNT: counts[channel]})
+    return keys
+
+
+def external_chunks(row: dict[str, Any]) -> dict[str, int]:
+    """The chunk counts of the value rows a checkpoint row names, where it records them."""
+    return {str(c): int(n) for c, n in (row.get(EXTERNAL_CHUNKS) or {}).items()}
+
+
+def inline_values(row: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The channel values a checkpoint row holds itself (channel -> serialized head)."""
+    found: dict[str, dict[str, Any]] = row.get(VALUES) or {}
+    return found
 
 
 def _needs(row: dict[str, Any], writes: Mapping[Key, dict[str, Any]]) -> list[dict[str, str]]:

@@ -1,4 +1,5 @@
-"""The rows a checkpoint and its pending writes become, and back.
+"""The rows a checkpoint becomes: what a `put` writes (its pending writes are
+`write_rows`'s, what the rows name is read back by `loading`).
 
 A checkpoint row (`thread_keys.checkpoint_sk`) holds the checkpoint without its channel
 values (`cp`), its metadata (`md`), its parent's id and its run id, the values of its
@@ -15,81 +16,59 @@ earlier versions hold no `cv`: every channel is a value row.
 
 from __future__ import annotations
 
-import uuid
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.base import (
-    WRITES_IDX_MAP,
-    ChannelVersions,
-    Checkpoint,
-    CheckpointMetadata,
-    PendingWrite,
-    writes_sort_key,
-)
-from langgraph.checkpoint.dynamodb.payloads import CHUNK_BYTES, chunk_keys, pack
+from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata
+from langgraph.checkpoint.dynamodb.payloads import CHUNK_BYTES, pack
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from langgraph.store.dynamodb.table.schema import (
-    BATCH,
-    CHANNEL,
-    CHUNKS_FIELD,
-    COUNT,
     CP,
     DATA,
     EXPIRES_AT,
     EXTERNAL,
     EXTERNAL_CHUNKS,
-    IDX,
     MD,
     PARENT,
-    PATH,
     PK,
     RUN,
     SK,
-    TASK,
     TENANT,
     THREAD_ID,
     TTL_MINUTES,
     TYPE,
     VALUES,
-    WRITE_PREFIX,
 )
 from langgraph.store.dynamodb.table.thread_keys import (
     Thread,
     blob_sk,
     check_keys,
     checkpoint_sk,
-    parse_checkpoint_sk,
     registry_pk,
     run_link_sk,
     run_pk,
     run_sk,
-    write_field,
     writes_sk,
 )
-from langgraph.store.dynamodb.table.values import (
-    MAX_EXPRESSION_BYTES,
-    MAX_EXPRESSION_OPERATORS,
-    MAX_ITEM_BYTES,
-)
+from langgraph.store.dynamodb.table.updates import update_expression
+from langgraph.store.dynamodb.table.values import MAX_ITEM_BYTES
 
 # What one row may hold inline: the checkpoint and its metadata, a channel value in a value
-# row, a write. A checkpoint row holds channel values up to `VALUES_INLINE` bytes in all,
-# so with its checkpoint and metadata it stays under DynamoDB's 400 KB item limit (a
-# write that would pass it in its writes row goes to chunk rows). A value the put did not
-# change is inline only up to `VALUE_INLINE`: a larger one is a value row, written once
-# and referenced by the checkpoints that keep it, not rewritten by each.
+# row. A checkpoint row holds channel values up to `VALUES_INLINE` bytes in all, so with
+# its checkpoint and metadata it stays under DynamoDB's 400 KB item limit. A value the put
+# did not change is inline only up to `VALUE_INLINE`: a larger one is a value row, written
+# once and referenced by the checkpoints that keep it, not rewritten by each.
 CHECKPOINT_INLINE = 100_000
 BLOB_INLINE = CHUNK_BYTES
-WRITE_INLINE = 16_000
 VALUE_INLINE = 64_000
 VALUES_INLINE = 180_000
 # What a checkpoint row keeps for its keys, parent, run id, TTL and attribute names.
 ROW_MARGIN = 12_000
+# A row's TTL attributes: set together, removed together.
+TTL_PAIR = (EXPIRES_AT, TTL_MINUTES)
 
 
 class UnserializableValueError(TypeError):
@@ -246,51 +225,20 @@ def registry_row(thread: Thread, ttl: dict[str, Any]) -> dict[str, Any]:
 def keep_alive(key: dict[str, str], ttl: dict[str, Any]) -> dict[str, Any]:
     """An Update action giving an existing row the TTL attributes `ttl` (removing them
     when `ttl` is empty: the row then never expires); cancelled if the row is gone."""
-    names = {"#e": EXPIRES_AT, "#m": TTL_MINUTES, "#pk": PK}
-    body: dict[str, Any] = {
-        "Key": {PK: key[PK], SK: key[SK]},
-        "ExpressionAttributeNames": names,
-        "ConditionExpression": "attribute_exists(#pk)",
+    update = update_expression(ttl_sets(ttl), removes=() if ttl else TTL_PAIR)
+    update["ExpressionAttributeNames"]["#pk"] = PK
+    return {
+        "Update": {
+            "Key": {PK: key[PK], SK: key[SK]},
+            "ConditionExpression": "attribute_exists(#pk)",
+            **update,
+        }
     }
-    if ttl:
-        body["UpdateExpression"] = "SET #e = :e, #m = :m"
-        body["ExpressionAttributeValues"] = {":e": ttl[EXPIRES_AT], ":m": ttl[TTL_MINUTES]}
-    else:
-        body["UpdateExpression"] = "REMOVE #e, #m"
-    return {"Update": body}
 
 
-def value_rows(row: dict[str, Any], checkpoint: dict[str, Any]) -> dict[str, str]:
-    """The value rows a checkpoint row reads its channels from (channel -> sort key): the
-    `EXTERNAL` ones of a row holding its values, every channel of an earlier row."""
-    ns, _ = parse_checkpoint_sk(row[SK])
-    versions = checkpoint["channel_versions"]
-    channels = row.get(EXTERNAL, []) if VALUES in row else versions
-    return {c: blob_sk(ns, c, versions[c]) for c in channels if c in versions}
-
-
-def value_row_keys(row: dict[str, Any], checkpoint: dict[str, Any]) -> list[dict[str, str]]:
-    """The keys of the value rows a checkpoint row reads, with those of their chunks
-    where the row records their count (`EXTERNAL_CHUNKS`; rows of earlier versions do
-    not: their chunks are known once the value row is read)."""
-    counts = external_chunks(row)
-    keys = []
-    for channel, sk in value_rows(row, checkpoint).items():
-        keys.append({PK: row[PK], SK: sk})
-        if channel in counts:
-            keys += chunk_keys(row[PK], sk, DATA, {COUNT: counts[channel]})
-    return keys
-
-
-def external_chunks(row: dict[str, Any]) -> dict[str, int]:
-    """The chunk counts of the value rows a checkpoint row names, where it records them."""
-    return {str(c): int(n) for c, n in (row.get(EXTERNAL_CHUNKS) or {}).items()}
-
-
-def inline_values(row: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The channel values a checkpoint row holds itself (channel -> serialized head)."""
-    found: dict[str, dict[str, Any]] = row.get(VALUES) or {}
-    return found
+def ttl_sets(ttl: dict[str, Any]) -> dict[str, Any]:
+    """The TTL attributes an update sets from `ttl` (none when it is empty)."""
+    return {name: ttl[name] for name in TTL_PAIR} if ttl else {}
 
 
 def set_attributes(row: dict[str, Any]) -> dict[str, Any]:
@@ -298,153 +246,10 @@ def set_attributes(row: dict[str, Any]) -> dict[str, Any]:
     a row written before writes had a row of their own, are kept); without TTL
     attributes it removes any."""
     attributes = {k: v for k, v in row.items() if k not in (PK, SK)}
-    names = {f"#a{i}": name for i, name in enumerate(attributes)}
-    values = {f":a{i}": value for i, value in enumerate(attributes.values())}
-    expression = "SET " + ", ".join(f"#a{i} = :a{i}" for i in range(len(names)))
-    if EXPIRES_AT not in attributes:
-        names.update({"#e": EXPIRES_AT, "#m": TTL_MINUTES})
-        expression += " REMOVE #e, #m"
+    expiry = () if EXPIRES_AT in attributes else TTL_PAIR
     return {
         "Update": {
             "Key": {PK: row[PK], SK: row[SK]},
-            "UpdateExpression": expression,
-            "ExpressionAttributeNames": names,
-            "ExpressionAttributeValues": values,
+            **update_expression(attributes, removes=expiry),
         }
     }
-
-
-@dataclass
-class WriteSet:
-    """The pending writes of one `put_writes`: chunk rows, then UpdateItems of the writes
-    row `sk` (`write_updates`), which give it the TTL attributes `ttl` (none: it never
-    expires)."""
-
-    sk: str
-    ttl: dict[str, Any]
-    chunks: list[dict[str, Any]]
-    entries: dict[str, dict[str, Any]]  # attribute name -> the write's map
-    overwrite: set[str]  # attributes that replace an earlier write (special channels)
-    batch: str  # this call's id, marking its writes when they take several UpdateItems
-
-
-@dataclass(frozen=True)
-class WriteUpdate:
-    """One UpdateItem of a `put_writes`: some of its writes, within DynamoDB's limits on
-    one expression (4 KB, 300 operators: an ordinary write counts 2, a special one 1)."""
-
-    names: list[str]
-    expression: str
-    attribute_names: dict[str, str]
-    values: dict[str, Any]
-
-
-def write_rows(
-    serde: SerializerProtocol,
-    thread: Thread,
-    sk: str,
-    writes: Sequence[tuple[str, Any]],
-    task_id: str,
-    task_path: str,
-    ttl: dict[str, Any],
-    inline_limit: int = WRITE_INLINE,
-    batch: str | None = None,
-) -> WriteSet:
-    """The rows of a `put_writes` on the checkpoint row `sk`: its writes row and chunks. A
-    chunked write's chunks are keyed by a fresh `nonce`, so a write that loses to an
-    earlier one (ordinary writes keep the first) never overwrites the earlier one's
-    chunks. Planned again (`batch` given), the writes keep their call's id."""
-    sk = writes_sk(sk)
-    result = WriteSet(sk, ttl, [], {}, set(), batch or uuid.uuid4().hex[:12])
-    for idx, (channel, value) in enumerate(writes):
-        slot = WRITES_IDX_MAP.get(channel, idx)
-        name = write_field(task_id, slot)
-        typed = dump(serde, value, f"write to channel {channel!r} of task {task_id!r} in {thread}")
-        nonce = f"{name}:{uuid.uuid4().hex[:12]}"
-        head, chunks = pack(thread.pk, sk, nonce, typed, inline_limit, ttl)
-        entry = {TASK: task_id, CHANNEL: channel, PATH: task_path, IDX: slot, **head}
-        if chunks:
-            entry[CHUNKS_FIELD] = nonce
-        result.entries[name] = entry
-        result.chunks.extend(chunks)
-        if slot < 0:
-            result.overwrite.add(name)
-    what = f"writes of {thread}"
-    check_keys(thread.pk, [sk] + [r[SK] for r in result.chunks], what)
-    check_registry_key(thread, what)
-    return result
-
-
-def write_updates(planned: WriteSet) -> list[WriteUpdate]:
-    """The UpdateItems storing `planned`, as few as DynamoDB's expression limits allow
-    (one up to about 110 writes). When there are several, each ordinary write is marked
-    with the call's id and count, and readers show the call's writes only once all have
-    landed (`visible_writes`): a task with some of its writes would pass for finished."""
-    groups: list[list[str]] = [[]]
-    for name in planned.entries:
-        if groups[-1] and not _fits(_update(planned, groups[-1] + [name]), planned):
-            groups.append([])
-        groups[-1].append(name)
-    if len(groups) > 1:
-        marked = [name for name in planned.entries if name not in planned.overwrite]
-        for name in marked:
-            planned.entries[name][BATCH] = f"{planned.batch}:{len(marked)}"
-    return [_update(planned, group) for group in groups]
-
-
-def _update(planned: WriteSet, names: list[str]) -> WriteUpdate:
-    """Special writes replace the task's earlier one; ordinary ones keep the first. Each
-    update sets the row's TTL (the thread's: the writes live as long as its checkpoint)."""
-    sets = [
-        f"#w{i} = :w{i}" if name in planned.overwrite else f"#w{i} = if_not_exists(#w{i}, :w{i})"
-        for i, name in enumerate(names)
-    ]
-    attribute_names = {f"#w{i}": name for i, name in enumerate(names)}
-    values = {f":w{i}": planned.entries[name] for i, name in enumerate(names)}
-    if planned.ttl:
-        sets += ["#e = :e", "#m = :m"]
-        attribute_names |= {"#e": EXPIRES_AT, "#m": TTL_MINUTES}
-        values |= {":e": planned.ttl[EXPIRES_AT], ":m": planned.ttl[TTL_MINUTES]}
-    return WriteUpdate(names, "SET " + ", ".join(sets), attribute_names, values)
-
-
-def _fits(update: WriteUpdate, planned: WriteSet) -> bool:
-    operators = sum(1 if name in planned.overwrite else 2 for name in update.names)
-    operators += 2 if planned.ttl else 0
-    return (
-        len(update.expression.encode()) <= MAX_EXPRESSION_BYTES
-        and operators <= MAX_EXPRESSION_OPERATORS
-    )
-
-
-def pending_writes(*rows: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
-    """The write maps of a checkpoint's writes row (and of the checkpoint row, where rows
-    written before writes had a row of their own keep them), each with the sort key of
-    the row holding it (its chunks' owner), in `writes_sort_key` order."""
-    entries = [
-        (str(row[SK]), value)
-        for row in rows
-        if row
-        for name, value in row.items()
-        if name.startswith(WRITE_PREFIX)
-    ]
-    return sorted(
-        entries, key=lambda e: writes_sort_key(str(e[1][PATH]), str(e[1][TASK]), int(e[1][IDX]))
-    )
-
-
-def visible_writes(*rows: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
-    """`pending_writes` without those of a `put_writes` whose writes have not all landed
-    (still being written, or cut short: then the task runs again, as if it had none)."""
-    entries = pending_writes(*rows)
-    landed = Counter(str(e[BATCH]) for _, e in entries if BATCH in e)
-    return [
-        (sk, e)
-        for sk, e in entries
-        if BATCH not in e or landed[str(e[BATCH])] == int(str(e[BATCH]).rsplit(":", 1)[1])
-    ]
-
-
-def as_pending(entry: dict[str, Any], value: Any) -> PendingWrite:
-    """A write map and its loaded value as LangGraph's `(task_id, channel, value)`."""
-    return (str(entry[TASK]), str(entry[CHANNEL]), value)

@@ -1,114 +1,65 @@
-"""`DynamoDBSaver`: LangGraph's `BaseCheckpointSaver` on the store's DynamoDB table."""
+"""`DynamoDBSaver`: LangGraph's `BaseCheckpointSaver` on the store's DynamoDB table, over
+its parts: `calls` and `scope` (the thread a call names), `reading`, `listing` and
+`history` (the reads; rows into tuples by `loading`), `puts` and `writes` (their rows
+planned by `rows` and `write_rows`), `upkeep`, `pruning` and `erasure` (whole threads),
+`async_twins` (the async calls)."""
 
 from __future__ import annotations
 
 import builtins
 import copy
-import functools
 import random
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Self, TypedDict
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Self
 
 import boto3
 from botocore.config import Config
-from botocore.exceptions import ClientError
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
-    BaseCheckpointSaver,
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
     DeltaChannelHistory,
-    get_checkpoint_id,
     get_checkpoint_metadata,
 )
-from langgraph.checkpoint.dynamodb import history, upkeep
-from langgraph.checkpoint.dynamodb.access import SAVER, TRANSACT_LIMIT, Access
+from langgraph.checkpoint.dynamodb import history, pruning, reading, upkeep
+from langgraph.checkpoint.dynamodb.access import SAVER
+from langgraph.checkpoint.dynamodb.async_twins import AsyncTwins
+from langgraph.checkpoint.dynamodb.calls import Calls, CheckpointTTL
+from langgraph.checkpoint.dynamodb.depths import Depths
 from langgraph.checkpoint.dynamodb.erasure import thread_sources, untenanted_thread_sources
-from langgraph.checkpoint.dynamodb.known import TRUST_SECONDS, Known, expiry_of, margin_ttl
-from langgraph.checkpoint.dynamodb.loading import Key as RowKey
-from langgraph.checkpoint.dynamodb.loading import (
-    Loaded,
-    checkpoints_collecting,
-    load,
-    split,
-    writes_key,
-)
-from langgraph.checkpoint.dynamodb.payloads import chunk_keys, unpack
-from langgraph.checkpoint.dynamodb.rows import (
-    RowSet,
-    WriteSet,
-    checkpoint_rows,
-    keep_alive,
-    registry_row,
-    set_attributes,
-    write_rows,
-    write_updates,
-)
+from langgraph.checkpoint.dynamodb.known import Known, row_key
+from langgraph.checkpoint.dynamodb.puts import Put
+from langgraph.checkpoint.dynamodb.scope import Scope
+from langgraph.checkpoint.dynamodb.writes import PendingWrites, owner_sk
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.store.dynamodb.table import clock, creation, dynamo
 from langgraph.store.dynamodb.table.errors import access_must_be_granted
-from langgraph.store.dynamodb.table.lifecycle import Owner
 from langgraph.store.dynamodb.table.row_sources import RowSource
-from langgraph.store.dynamodb.table.schema import (
-    CHUNKS_FIELD,
-    COUNT,
-    CP,
-    DATA,
-    EXPIRES_AT,
-    MD,
-    PK,
-    RUN,
-    RUN_KIND,
-    RUN_LINK,
-    SK,
-    TTL_MINUTES,
-)
 from langgraph.store.dynamodb.table.table_spec import table_spec
-from langgraph.store.dynamodb.table.thread_keys import (
-    Thread,
-    checkpoint_sk,
-    checkpoints_prefix,
-    parse_checkpoint_sk,
-    registry_pk,
-)
-from langgraph.store.dynamodb.table.ttl import check_ttl, needs_refresh, ttl_attributes
+from langgraph.store.dynamodb.table.ttl import check_ttl, ttl_attributes
 from langgraph.store.dynamodb.table.usage import UsageHook
-from langgraph.store.dynamodb.table.values import item_size
-
-Key = dict[str, str]
 
 DEFAULT_MAX_CONCURRENCY = 64
-# Rows a listing asks for per Query when a metadata filter may drop some.
-LIST_PAGE = 50
-# A put that writes rows besides its checkpoint row (the first put of a run writes the
-# run's index row, a large value its value row) is one transaction while they come to
-# less than this; more, and the others go first and the checkpoint row alone after them,
-# two requests or more where a transaction would bill every unit twice (16 KB: at most
-# 16 units for saving a request).
-SPLIT_BYTES = 16 * 1024
-# Checkpoints whose distance to their delta channels' snapshots a saver remembers.
-DEPTHS_KEPT = 4096
 
 
-class CheckpointTTL(TypedDict, total=False):
-    """Expiry of a thread's rows, in minutes (like the store's `TTLConfig`)."""
+class DynamoDBSaver(AsyncTwins, Calls):
+    """Threads on the store's table, in partitions no store row can have (`thread_keys`,
+    docs/architecture.md's "Data model"). A checkpoint row holds the checkpoint, its
+    metadata and its channel values up to 180 KB (a larger value, or a `DeltaChannel`
+    snapshot, is a value row written once per version and shared by later checkpoints);
+    its pending writes are a row of their own beside it (`<checkpoint row>#writes`), so
+    one Query reads both and a `put_writes` is billed for the writes alone.
 
-    default_ttl: float | None
-    refresh_on_read: bool
-
-
-class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
-    """Threads' checkpoints and pending writes on the store's table (see
-    `thread_keys` for the layout and why it never meets a store row).
-
-    Costs per call: `put` and `put_writes` one request (values over 350 KB add their
-    chunk rows first), `get_tuple` two, `list(limit=10)` two; `delete_thread`,
-    `copy_thread` and `prune` read the thread with Query and write with BatchWriteItem.
-    A checkpoint holds its small values, so it becomes visible with them in one
-    UpdateItem (one TransactWriteItems when it writes value rows or refreshes a row it
-    needs: `known`), and a reader never sees it without them.
+    Costs per call: `put` one UpdateItem, or one TransactWriteItems when it writes value
+    rows or keeps alive a row its checkpoint needs (`known`; past 16 KB those rows first,
+    then the checkpoint row alone): a reader never sees a checkpoint without its values.
+    `put_writes` one UpdateItem (a few past about 110 writes). Chunk rows of values too
+    large for a row go first. `get_tuple` a Query (a BatchGetItem given an id) and
+    `list(limit=10)` a Query, each plus one BatchGetItem only for value rows and chunks;
+    `get_delta_channel_history` two; `delete_thread`, `copy_thread` and `prune` read
+    with Query and write with BatchWriteItem.
 
     `tenant_key` names a `configurable` key (e.g. "tenant_id") whose value leads every
     key of the thread, so an IAM `dynamodb:LeadingKeys` policy (`iam.tenant_policy(...,
@@ -119,9 +70,9 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
     `ttl={"default_ttl": minutes, "refresh_on_read": True}` expires the rows of the
     threads it starts through DynamoDB's TTL (a thread it has read keeps its own TTL);
     every row the latest checkpoint needs outlives it; `get_tuple` slides the expiry of
-    everything the checkpoint it returns needs (and its run index row, so
-    `delete_for_runs` still finds it), once a tenth of the TTL has elapsed; expired rows
-    are invisible before DynamoDB sweeps them.
+    everything the checkpoint it returns needs (and its run index row and run link, so
+    `delete_for_runs` still finds it, and the thread's registry row), once a tenth of
+    the TTL has elapsed; expired rows are invisible before DynamoDB sweeps them.
 
     `on_usage` receives the capacity each request consumed, as the store's does
     (`usage.UsageRecord`), attributed to the tenant: group `(".threads", tenant)`.
@@ -145,19 +96,16 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         super().__init__(serde=serde)
         if not table_name or not isinstance(table_name, str):
             raise ValueError("table_name must be a non-empty string")
-        if tenant_key is not None and (not isinstance(tenant_key, str) or not tenant_key):
-            raise ValueError(f"tenant_key must be a non-empty string or None, got {tenant_key!r}")
+        self._scope = Scope(tenant_key)
         ttl = ttl or {}
         if ttl.get("default_ttl") is not None:
             check_ttl(ttl["default_ttl"], "ttl['default_ttl']")
-        self.tenant_key = tenant_key
         self.ttl_config = ttl
         self.consistent_read = consistent_read
-        self._tenant: str | None = None
         self._known = Known()
+        self._depths = Depths()
         # Checkpoint rows this saver's puts are writing now (a `put_writes` may land first).
         self._writing: set[tuple[str, str]] = set()
-        self._depths: dict[tuple[str, str], int] = {}
         self._open(
             table_name,
             region_name=region_name,
@@ -182,80 +130,10 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
     def for_tenant(self, tenant: str) -> Self:
         """This saver, bound to `tenant`: thread-id calls act on that tenant's threads,
         and a config naming another tenant is refused. Shares the client and threads."""
-        if self.tenant_key is None:
-            raise ValueError("for_tenant() needs a saver created with tenant_key=...")
-        _check_tenant(tenant, "tenant")
+        scope = self._scope.bind(tenant)
         bound = copy.copy(self)
-        bound._tenant = tenant
+        bound._scope = scope
         return bound
-
-    # Keys from configs
-
-    @property
-    def _access(self) -> Access:
-        self._check_open()
-        return Access(
-            client=self._client,
-            table=self.table_name,
-            serde=self.serde,
-            consistent=self.consistent_read,
-            ttl_minutes=self.ttl_config.get("default_ttl"),
-            refresh_on_read=bool(self.ttl_config.get("refresh_on_read", True)),
-        )
-
-    def _thread(self, config: RunnableConfig | None) -> Thread:
-        self._check_open()
-        configurable = (config or {}).get("configurable") or {}
-        thread_id = configurable.get("thread_id")
-        if thread_id is None or thread_id == "":
-            raise ValueError(
-                "The config has no thread_id: pass config={'configurable': {'thread_id': "
-                "...}} (one id per conversation)."
-            )
-        return Thread(self._tenant_of(configurable), str(thread_id))
-
-    def _tenant_of(self, configurable: dict[str, Any]) -> str:
-        if self.tenant_key is None:
-            return ""
-        value = configurable.get(self.tenant_key)
-        if self._tenant is not None:
-            if value is not None and value != self._tenant:
-                raise ValueError(
-                    f"The config names tenant {value!r} but this saver is bound to "
-                    f"{self._tenant!r} (for_tenant); nothing was read or written."
-                )
-            return self._tenant
-        _check_tenant(value, f"config['configurable'][{self.tenant_key!r}]")
-        return str(value)
-
-    def _bound_thread(self, thread_id: str) -> Thread:
-        if thread_id is None or thread_id == "":
-            raise ValueError("thread_id must be a non-empty string")
-        return Thread(self._bound_tenant(), str(thread_id))
-
-    def _bound_tenant(self) -> str:
-        self._check_open()
-        if self.tenant_key is None:
-            return ""
-        if self._tenant is None:
-            raise ValueError(
-                f"This saver keys threads by tenant (tenant_key={self.tenant_key!r}), and "
-                "this call names no config: call it on saver.for_tenant(tenant)."
-            )
-        return self._tenant
-
-    def _extra(self, thread: Thread) -> dict[str, Any]:
-        return {self.tenant_key: thread.tenant} if self.tenant_key else {}
-
-    def _config(self, thread: Thread, ns: str, checkpoint_id: str) -> RunnableConfig:
-        return {
-            "configurable": {
-                "thread_id": thread.thread_id,
-                "checkpoint_ns": ns,
-                "checkpoint_id": checkpoint_id,
-                **self._extra(thread),
-            }
-        }
 
     # Reads
 
@@ -263,57 +141,9 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         """The checkpoint `config` names (its `checkpoint_id`, else the thread's latest in
         `checkpoint_ns`), with its channel values and pending writes; None if absent."""
         thread = self._thread(config)
-        found: CheckpointTuple | None = self._pool.run(self._get_tuple, thread, config)
-        return found
-
-    def _get_tuple(self, thread: Thread, config: RunnableConfig) -> CheckpointTuple | None:
-        access = self._access
-        configurable = config["configurable"]
-        ns = configurable.get("checkpoint_ns", "")
-        checkpoint_id = get_checkpoint_id(config)
-        with access.guard(thread):
-            if checkpoint_id:
-                key = {PK: thread.pk, SK: checkpoint_sk(ns, checkpoint_id)}
-                found: Iterable[dict[str, Any]] = access.get_many([key, writes_key(key)]).values()
-            else:
-                # Newest first, a checkpoint's writes row comes before it: the first
-                # checkpoint row ends the read (one page of two rows, mostly).
-                found = _through_first_checkpoint(
-                    access.query(thread.pk, checkpoints_prefix(ns), ScanIndexForward=False, Limit=2)
-                )
-            rows, writes = split(found)
-            if not rows:
-                return None
-            loaded = load(access, rows[:1], writes, self._extra(thread))
-            if not loaded:
-                return None
-            self._learn(thread, loaded[0])
-            self._refresh(access, thread, loaded[0])
-            self._remember(thread, loaded[0].tuple.config, loaded[0].tuple.metadata)
-            return loaded[0].tuple
-
-    def _learn(self, thread: Thread, loaded: Loaded) -> None:
-        """Remember the thread's TTL and the expiry of the rows a checkpoint read needs,
-        so the next put keeps them alive only when they may expire before it."""
-        minutes = loaded.rows[0].get(TTL_MINUTES)
-        self._known.learn_ttl(thread.pk, None if minutes is None else float(minutes))
-        for row in loaded.rows[1:]:
-            self._known.learn(row)
-
-    def _remember(
-        self, thread: Thread, config: RunnableConfig, metadata: CheckpointMetadata
-    ) -> None:
-        """Keep the checkpoint's distance to its snapshots (immutable, like its metadata),
-        so its history is read in one Query: LangGraph reads or writes a checkpoint
-        before it asks for its history."""
-        found = history.depth(metadata)
-        if found is None:
-            return
-        if len(self._depths) >= DEPTHS_KEPT:
-            self._depths.pop(next(iter(self._depths)))
-        configurable = config["configurable"]
-        sk = checkpoint_sk(configurable.get("checkpoint_ns", ""), configurable["checkpoint_id"])
-        self._depths[(thread.pk, sk)] = found
+        extra = self._scope.extra(thread)
+        known, depths = self._known, self._depths
+        return self._run(thread, reading.read_tuple, known, depths, thread, config, extra)
 
     def get_delta_channel_history(
         self, *, config: RunnableConfig, channels: Sequence[str]
@@ -326,67 +156,8 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         if not channels:
             return {}
         thread = self._thread(config)
-        found: Mapping[str, DeltaChannelHistory] = self._pool.run(
-            self._history, thread, config, builtins.list(channels)
-        )
-        return found
-
-    async def aget_delta_channel_history(
-        self, *, config: RunnableConfig, channels: Sequence[str]
-    ) -> Mapping[str, DeltaChannelHistory]:
-        """`get_delta_channel_history` on the saver's threads."""
-        self._check_open()
-        if not channels:
-            return {}
-        thread = self._thread(config)
-        found: Mapping[str, DeltaChannelHistory] = await self._pool.arun(
-            self._history, thread, config, builtins.list(channels)
-        )
-        return found
-
-    def _history(
-        self, thread: Thread, config: RunnableConfig, channels: builtins.list[str]
-    ) -> dict[str, DeltaChannelHistory]:
-        access = self._access
-        ns = config["configurable"].get("checkpoint_ns", "")
-        checkpoint_id = get_checkpoint_id(config)
-        known = None
-        if checkpoint_id:
-            known = self._depths.get((thread.pk, checkpoint_sk(ns, checkpoint_id)))
-        with access.guard(thread):
-            return history.history(access, thread, ns, checkpoint_id, channels, known)
-
-    def _refresh(self, access: Access, thread: Thread, loaded: Loaded) -> None:
-        """Slide the expiry of every row the checkpoint needs by the thread's TTL (the
-        checkpoint row's), its run index row (which `delete_for_runs` finds it by) and
-        the thread's registry row, once a tenth of the TTL elapsed; never revive a row
-        deleted meanwhile."""
-        checkpoint = loaded.rows[0]
-        minutes = checkpoint.get(TTL_MINUTES)
-        if minutes is None or not access.refresh_on_read:
-            return
-        now = clock.now()
-        if not any(needs_refresh(row, now) for row in loaded.rows):
-            return
-        ttl = ttl_attributes(float(minutes), now)
-        keep = margin_ttl(float(minutes), now)
-        # Never shorten a row's life: a put may have kept it alive for longer.
-        keys = [{PK: r[PK], SK: r[SK]} for r in loaded.rows if expiry_of(r) < ttl[EXPIRES_AT]]
-        actions: builtins.list[dict[str, Any]] = [keep_alive(key, ttl) for key in keys]
-        if RUN in checkpoint:
-            actions.append(keep_alive(upkeep.run_key(thread, checkpoint), keep))
-            link = upkeep.run_link_key(thread, checkpoint)
-            if link is not None:
-                actions.append(keep_alive(link, keep))
-        registry = registry_row(thread, keep)
-        actions.append({"Put": {"Item": registry}})
-        for chunk in dynamo.chunks(actions, TRANSACT_LIMIT):
-            if not _slide_all(access, chunk):
-                return  # a row is gone: the thread is being deleted or pruned
-        for row in loaded.rows:
-            if expiry_of(row) < ttl[EXPIRES_AT]:
-                self._known.learn({**row, **ttl})
-        self._known.learn(registry)
+        depths, wanted = self._depths, builtins.list(channels)
+        return self._run(thread, history.history_of, depths, thread, config, wanted)
 
     def list(
         self,
@@ -400,111 +171,9 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         given; without it, by checkpoint id across the thread's namespaces), or of every
         thread of the tenant for `config=None` (read from the thread registry, never a
         Scan); `filter` matches metadata by equality."""
-        self._check_open()
         pages = self._pages(config, filter, before, limit)
         while (page := self._pool.run(next, pages, None)) is not None:
             yield from page
-
-    def _pages(
-        self,
-        config: RunnableConfig | None,
-        filter: dict[str, Any] | None,
-        before: RunnableConfig | None,
-        limit: int | None,
-    ) -> Iterator[builtins.list[CheckpointTuple]]:
-        if limit is not None and limit <= 0:
-            return
-        threads = (
-            [self._thread(config)]
-            if config is not None
-            else self._guarded(None, upkeep.threads, self._bound_tenant())
-        )
-        configurable = (config or {}).get("configurable") or {}
-        ns = configurable.get("checkpoint_ns")
-        checkpoint_id = get_checkpoint_id(config) if config else None
-        before_id = get_checkpoint_id(before) if before else None
-        left = limit
-        for thread in threads:
-            for page in self._thread_pages(thread, ns, checkpoint_id, before_id, filter, left):
-                if left is not None:
-                    page = page[:left]
-                    left -= len(page)
-                if page:
-                    yield page
-                if left == 0:
-                    return
-
-    def _thread_pages(
-        self,
-        thread: Thread,
-        ns: str | None,
-        checkpoint_id: str | None,
-        before_id: str | None,
-        filter: dict[str, Any] | None,
-        limit: int | None,
-    ) -> Iterator[builtins.list[CheckpointTuple]]:
-        access = self._access
-        page_size = LIST_PAGE if filter or limit is None else min(limit + 1, LIST_PAGE)
-        below = checkpoint_sk(ns, before_id) if before_id and ns is not None else None
-        # A checkpoint and its writes row are two rows of the Query.
-        paging: dict[str, Any] = {} if ns is None else {"Limit": 2 * page_size}
-        with access.guard(thread):
-            found: Iterable[dict[str, Any]] = access.query(
-                thread.pk,
-                checkpoints_prefix(ns),
-                below=below,
-                ScanIndexForward=False,
-                **paging,
-            )
-            writes: dict[RowKey, dict[str, Any]] = {}
-            rows = checkpoints_collecting(found, writes)
-            if ns is None:
-                # Key order is namespace first: across namespaces, newest first means by
-                # checkpoint id, so every checkpoint row of the thread is read (the same
-                # one Query while they fit 1 MB) before the first page is loaded.
-                rows = iter(sorted(rows, key=lambda r: parse_checkpoint_sk(r[SK])[1], reverse=True))
-            page: builtins.list[dict[str, Any]] = []
-            for row in rows:
-                if self._wanted(row, checkpoint_id, before_id, filter):
-                    page.append(row)
-                if len(page) == page_size:
-                    yield self._matching(access, page, writes, thread, filter)
-                    page = []
-            if page:
-                yield self._matching(access, page, writes, thread, filter)
-
-    def _wanted(
-        self,
-        row: dict[str, Any],
-        checkpoint_id: str | None,
-        before_id: str | None,
-        filter: dict[str, Any] | None,
-    ) -> bool:
-        _, row_id = parse_checkpoint_sk(row[SK])
-        if checkpoint_id and row_id != checkpoint_id:
-            return False
-        if before_id and row_id >= before_id:
-            return False
-        # Metadata stored inline is checked here, before any value is fetched; chunked
-        # metadata is checked once loaded (`_matching`).
-        typed = unpack(row[PK], row[SK], MD, row[MD], {}) if filter else None
-        if filter and typed is not None:
-            found = self.serde.loads_typed(typed)
-            return all(found.get(k) == v for k, v in filter.items())
-        return True
-
-    def _matching(
-        self,
-        access: Access,
-        rows: builtins.list[dict[str, Any]],
-        writes: dict[RowKey, dict[str, Any]],
-        thread: Thread,
-        filter: dict[str, Any] | None,
-    ) -> builtins.list[CheckpointTuple]:
-        tuples = [loaded.tuple for loaded in load(access, rows, writes, self._extra(thread))]
-        if not filter:
-            return tuples
-        return [t for t in tuples if all(t.metadata.get(k) == v for k, v in filter.items())]
 
     # Writes
 
@@ -521,118 +190,20 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         thread = self._thread(config)
         minutes = self._known.thread_ttl(thread.pk, self.ttl_config.get("default_ttl"))
         metadata = get_checkpoint_metadata(config, metadata)
-
-        def plan() -> RowSet:
-            now = clock.now()
-            return checkpoint_rows(
-                self.serde,
-                thread,
-                config,
-                checkpoint,
-                metadata,
-                new_versions,
-                ttl_attributes(minutes, now),
-                margin_ttl(minutes, now),
-                lambda sk: self._known.chunks((thread.pk, sk)),
-            )
-
-        rows = plan()
-        key = _key(rows.checkpoint)
+        put = Put(
+            self.serde, self._known, thread, config, checkpoint, metadata, new_versions, minutes
+        )
+        rows = put.plan()
+        key = row_key(rows.checkpoint)
         self._writing.add(key)
         try:
-            self._pool.run(self._write_checkpoint, thread, rows, plan, minutes)
+            self._run(thread, put.write, rows)
         finally:
             self._writing.discard(key)
         ns = config["configurable"].get("checkpoint_ns", "")
-        stored = self._config(thread, ns, checkpoint["id"])
-        self._remember(thread, stored, metadata)
+        stored = self._scope.config(thread, ns, checkpoint["id"])
+        self._depths.remember(thread, stored, metadata)
         return stored
-
-    def _write_checkpoint(
-        self, thread: Thread, rows: RowSet, plan: Callable[[], RowSet], minutes: float | None
-    ) -> None:
-        access = self._access
-        until = expiry_of(rows.checkpoint)
-        extras = []
-        if rows.run and rows.link and not self._known.outlives(_key(rows.run), until):
-            extras += [rows.run, rows.link]
-        kept = self._kept_alive(rows.referenced, until)
-        keep = {k: v for k, v in rows.registry.items() if k in (EXPIRES_AT, TTL_MINUTES)}
-        slides = [keep_alive(key, keep) for key in kept]
-        # The registry lists the thread: it outlives every row this put writes or extends.
-        lives = [until] + [expiry_of(r) for r in extras]
-        if slides:
-            lives.append(expiry_of(keep))
-        if not self._known.outlives(_key(rows.registry), max(lives), TRUST_SECONDS):
-            extras.insert(0, rows.registry)
-        with access.guard(thread):
-            if not (rows.chunks or rows.heads or extras or slides):
-                access.update(set_attributes(rows.checkpoint)["Update"])
-            elif not self._commit(access, rows, extras, slides):
-                # A value row it refers to is gone (pruned meanwhile): forget what this
-                # saver knew of the thread and write the values again.
-                self._forget(thread)
-                self._write_checkpoint(thread, plan(), plan, minutes)
-                return
-        self._known.learn_ttl(thread.pk, minutes)
-        for row in [rows.checkpoint, *rows.heads, *rows.chunks, *extras]:
-            self._known.learn(row)
-        for key in kept:
-            self._known.learn({**key, **keep})
-
-    def _forget(self, thread: Thread) -> None:
-        """Forget what this saver knew of the thread's rows and its registry row."""
-        self._known.forget(thread.pk, (registry_pk(thread.tenant), thread.thread_id))
-
-    def _kept_alive(self, heads: builtins.list[dict[str, str]], until: float) -> builtins.list[Key]:
-        """The value rows (heads and chunks) of earlier puts that this saver knows and
-        does not know to live until `until`: a put keeps them alive."""
-        keys: builtins.list[Key] = []
-        for head in heads:
-            count = self._known.chunks((head[PK], head[SK]))
-            if count is None:
-                continue  # never read here: it lives as long as its writer set
-            keys += [
-                {PK: head[PK], SK: head[SK]},
-                *chunk_keys(head[PK], head[SK], DATA, {COUNT: count}),
-            ]
-        return [k for k in keys if not self._known.outlives((k[PK], k[SK]), until)]
-
-    def _commit(
-        self,
-        access: Access,
-        rows: RowSet,
-        extras: builtins.list[dict[str, Any]],
-        slides: builtins.list[dict[str, Any]],
-    ) -> bool:
-        """Write the checkpoint with the rows it needs: in one transaction when they come
-        to less than `SPLIT_BYTES`; else the other rows first (value rows, registry, run
-        index: a reader reaches them only through the checkpoint row), then the
-        checkpoint row alone. False when a row to keep alive is gone."""
-        update = set_attributes(rows.checkpoint)
-        puts = [{"Put": {"Item": row}} for row in rows.heads + extras]
-        actions = [update, *puts, *slides]
-        together = len(actions) <= TRANSACT_LIMIT and _size(actions) < SPLIT_BYTES
-        orphans = rows.chunks + ([] if together else rows.heads)
-        try:
-            access.write(rows.chunks, [])
-            if together:
-                access.transact(actions)
-            else:
-                access.write(rows.heads + extras, [])
-                for part in dynamo.chunks(slides, TRANSACT_LIMIT):
-                    access.transact(part)  # extending an expiry early is harmless
-                access.update(update["Update"])
-            return True
-        except (ClientError, RuntimeError) as error:
-            # DynamoDB answered (or gave up on) a request before the commit, or refused
-            # the commit: the checkpoint was not committed, so the rows written for it
-            # are unreachable; remove them. A crash leaves them unreachable too, for
-            # `prune` (or their TTL) to collect.
-            access.write([], [{PK: r[PK], SK: r[SK]} for r in orphans])
-            if slides and _condition_failed(error):
-                return False
-            raise
 
     def put_writes(
         self,
@@ -642,140 +213,76 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         task_path: str = "",
     ) -> None:
         """Store a task's writes on the checkpoint `config` names, in one UpdateItem (more
-        past about 110 writes, shown only once all landed: `rows.write_updates`): a write
+        past about 110 writes, shown only once all landed: `write_rows.write_updates`): a write
         to a special channel (error, interrupt, ...) replaces the task's earlier one; an
         ordinary write keeps the first stored for its (task, index)."""
         thread = self._thread(config)
-        configurable = config["configurable"]
-        checkpoint_id = configurable.get("checkpoint_id")
-        if not checkpoint_id:
-            raise ValueError(
-                "put_writes needs the checkpoint the writes belong to: "
-                "config['configurable']['checkpoint_id'] is missing."
-            )
-        sk = checkpoint_sk(configurable.get("checkpoint_ns", ""), checkpoint_id)
+        sk = owner_sk(config)
         minutes = self._known.thread_ttl(thread.pk, self.ttl_config.get("default_ttl"))
         ttl = ttl_attributes(minutes, clock.now())
-        plan = functools.partial(
-            write_rows, self.serde, thread, sk, writes, task_id, task_path, ttl
+        pending = PendingWrites(
+            self.serde, self._known, self._writing, thread, sk, writes, task_id, task_path, ttl
         )
-        planned = plan()
+        planned = pending.plan()
         if planned.entries:
-            self._pool.run(self._write_pending, thread, sk, planned, plan)
-
-    def _write_pending(
-        self, thread: Thread, sk: str, planned: WriteSet, plan: Callable[..., WriteSet]
-    ) -> None:
-        access = self._access
-        with access.guard(thread):
-            try:
-                self._update_writes(access, thread, sk, planned)
-            except ClientError as error:
-                if "Item size" not in error.response["Error"].get("Message", ""):
-                    raise
-                # The checkpoint row would pass 400 KB: move these values to chunk rows.
-                self._update_writes(access, thread, sk, plan(inline_limit=0, batch=planned.batch))
-
-    def _update_writes(self, access: Access, thread: Thread, sk: str, planned: WriteSet) -> None:
-        access.write(planned.chunks, [])
-        updates = write_updates(planned)
-        for n, update in enumerate(updates):
-            try:
-                response = access.client.update_item(
-                    TableName=access.table,
-                    Key=dynamo.serialize({PK: thread.pk, SK: planned.sk}),
-                    UpdateExpression=update.expression,
-                    ExpressionAttributeNames=update.attribute_names,
-                    ExpressionAttributeValues=dynamo.serialize(update.values),
-                    ReturnValues="UPDATED_OLD",
-                )
-            except ClientError:
-                unsent = [name for later in updates[n:] for name in later.names]
-                access.write([], _chunks_of(thread, planned, unsent))
-                raise
-            old = dynamo.deserialize(response.get("Attributes", {}))
-            access.write([], _superseded(access, thread, planned, update.names, old))
-        self._register(access, thread, sk)
-
-    def _register(self, access: Access, thread: Thread, sk: str) -> None:
-        """Writes landed beside the checkpoint row `sk`: after its put, before it (this
-        saver's put still on its way registers the thread), after a refused put, after
-        the thread was deleted, or beside a put made elsewhere. Unless this saver trusts
-        the thread's registry row to live a margin past the writes' TTL, register the
-        thread, so a purge finds the writes."""
-        if (thread.pk, sk) in self._writing:
-            return
-        minutes = self._known.thread_ttl(thread.pk, self.ttl_config.get("default_ttl"))
-        registry = registry_row(thread, margin_ttl(minutes, clock.now()))
-        if self._known.outlives(_key(registry), expiry_of(registry), TRUST_SECONDS):
-            return
-        access.write([registry], [])
-        self._known.learn(registry)
+            self._run(thread, pending.write, planned)
 
     # Whole threads
 
     def delete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, value and write of the thread (all namespaces)."""
         thread = self._bound_thread(thread_id)
-        self._forget(thread)
-        self._pool.run(self._guarded, thread, upkeep.delete_thread, thread)
+        self._known.forget(thread)
+        self._run(thread, upkeep.delete_thread, thread)
 
     def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
         """Copy every checkpoint, value and write of one thread to another."""
         source = self._bound_thread(source_thread_id)
         target = self._bound_thread(target_thread_id)
-        self._pool.run(self._guarded, target, upkeep.copy_thread, source, target)
+        self._run(target, upkeep.copy_thread, source, target)
 
     def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         """`keep_latest`: keep each namespace's latest checkpoint with its writes and the
         values it needs, delete the rest; `delete`: delete the threads."""
-        upkeep.check_strategy(strategy)
+        pruning.check_strategy(strategy)
         threads = [self._bound_thread(t) for t in thread_ids]
-        step = upkeep.prune_keep_latest if strategy == "keep_latest" else upkeep.delete_thread
+        step = pruning.prune_keep_latest if strategy == "keep_latest" else upkeep.delete_thread
         for thread in threads:
-            self._forget(thread)
-            self._pool.run(self._guarded, thread, step, thread)
+            self._known.forget(thread)
+            self._run(thread, step, thread)
 
     def delete_for_runs(self, run_ids: Sequence[str]) -> None:
         """Delete the checkpoints the runs wrote, with their pending writes."""
         if not run_ids:
             return
         tenant = self._bound_tenant()
-        self._pool.run(self._guarded, None, upkeep.delete_for_runs, tenant, list(run_ids))
+        self._run(None, pruning.delete_for_runs, tenant, list(run_ids))
 
     def threads(self, limit: int | None = None) -> builtins.list[str]:
         """The ids of the (bound) tenant's threads, sorted, from the thread registry (the
         first `limit`, reading no page of the registry past them)."""
         tenant = self._bound_tenant()
-        found = self._pool.run(self._guarded, None, upkeep.threads, tenant, limit)
-        return [t.thread_id for t in found]
+        return [t.thread_id for t in self._run(None, upkeep.threads, tenant, limit)]
 
     def count_checkpoints(self, thread_id: str, checkpoint_ns: str | None = None) -> int:
         """How many checkpoints the thread has (in `checkpoint_ns`, else in all), read
         from its checkpoint rows alone (no channel value is fetched)."""
         thread = self._bound_thread(thread_id)
-        count: int = self._pool.run(
-            self._guarded, thread, upkeep.count_checkpoints, thread, checkpoint_ns
-        )
-        return count
+        return self._run(thread, upkeep.count_checkpoints, thread, checkpoint_ns)
 
     def thread_rows(self, thread_id: str) -> builtins.list[dict[str, Any]]:
         """Every live row of the thread as stored (checkpoints, channel values, chunks;
         binary values as bytes), in key order: what `write_thread_rows` restores (run
         links are left out: it makes them from the checkpoints, like run index rows)."""
         thread = self._bound_thread(thread_id)
-        rows: builtins.list[dict[str, Any]] = self._pool.run(
-            self._guarded, thread, lambda access: builtins.list(access.query(thread.pk))
-        )
-        return [row for row in rows if not upkeep.is_run_link(row)]
+        return self._run(thread, upkeep.thread_rows, thread)
 
     def write_thread_rows(self, thread_id: str, rows: Sequence[dict[str, Any]]) -> int:
         """Write rows `thread_rows` returned (of any thread) as the thread `thread_id`,
         values before the checkpoints that need them, with its registry and run index
         rows; rows already there with the same keys are replaced. Returns rows written."""
         thread = self._bound_thread(thread_id)
-        written: int = self._pool.run(self._guarded, thread, upkeep.write_thread, thread, rows)
-        return written
+        return self._run(thread, upkeep.write_thread, thread, rows)
 
     def erasure_sources(self) -> builtins.list[RowSource]:
         """What erases the bound tenant's threads in a purge of its memories:
@@ -784,74 +291,6 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         if self.tenant_key is None:
             return untenanted_thread_sources(self._client, self.table_name)
         return thread_sources(self._client, self.table_name, self._bound_tenant())
-
-    def _guarded(self, thread: Thread | None, step: Any, *args: Any) -> Any:
-        access = self._access
-        with access.guard(thread):
-            return step(access, *args)
-
-    # Async
-
-    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        self._check_open()
-        thread = self._thread(config)
-        found: CheckpointTuple | None = await self._pool.arun(self._get_tuple, thread, config)
-        return found
-
-    async def alist(
-        self,
-        config: RunnableConfig | None,
-        *,
-        filter: dict[str, Any] | None = None,
-        before: RunnableConfig | None = None,
-        limit: int | None = None,
-    ) -> AsyncIterator[CheckpointTuple]:
-        self._check_open()
-        pages = self._pages(config, filter, before, limit)
-        while (page := await self._pool.arun(next, pages, None)) is not None:
-            for item in page:
-                yield item
-
-    async def aput(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        self._check_open()
-        stored: RunnableConfig = await self._pool.arun(
-            self.put, config, checkpoint, metadata, new_versions
-        )
-        return stored
-
-    async def aput_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
-        self._check_open()
-        await self._pool.arun(self.put_writes, config, writes, task_id, task_path)
-
-    async def adelete_thread(self, thread_id: str) -> None:
-        self._check_open()
-        await self._pool.arun(self.delete_thread, thread_id)
-
-    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
-        self._check_open()
-        await self._pool.arun(self.copy_thread, source_thread_id, target_thread_id)
-
-    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
-        self._check_open()
-        upkeep.check_strategy(strategy)
-        await self._pool.arun(lambda: self.prune(thread_ids, strategy=strategy))
-
-    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
-        self._check_open()
-        if run_ids:
-            await self._pool.arun(self.delete_for_runs, run_ids)
 
     def get_next_version(self, current: str | None, channel: None) -> str:
         """A version that sorts after `current`: a zero-padded counter, then a random
@@ -863,113 +302,3 @@ class DynamoDBSaver(Owner, BaseCheckpointSaver[str]):
         else:
             number = int(str(current).split(".")[0])
         return f"{number + 1:032}.{random.random():016}"
-
-
-def _through_first_checkpoint(rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """`rows` (newest first) up to the first checkpoint row, which ends them."""
-    for row in rows:
-        yield row
-        if CP in row:  # a writes row holds no checkpoint
-            return
-
-
-def _check_tenant(value: Any, name: str) -> None:
-    if not isinstance(value, str) or not value:
-        raise ValueError(
-            f"{name} must be a non-empty string naming the tenant whose thread this is, "
-            f"got {value!r}. Nothing was read or written."
-        )
-
-
-def _slide_all(access: Access, actions: Sequence[dict[str, Any]]) -> bool:
-    """Apply one transaction of slides; False when a row of the checkpoint is gone. A
-    missing run index row (an earlier version let them expire under checkpoints reads
-    kept alive) or run link (earlier versions wrote none) is not a reason to stop: the
-    others are sent again without it."""
-    try:
-        access.transact(actions)
-        return True
-    except ClientError as error:
-        if error.response["Error"]["Code"] != "TransactionCanceledException":
-            raise
-        reasons = error.response.get("CancellationReasons") or []
-        failed = {i for i, r in enumerate(reasons) if r.get("Code") not in ("None", None)}
-        runs = {i for i, a in enumerate(actions) if _is_run_slide(a)}
-        if not failed or not failed <= runs:
-            return False
-    rest = [action for i, action in enumerate(actions) if i not in failed]
-    return _slide_all(access, rest)
-
-
-def _is_run_slide(action: dict[str, Any]) -> bool:
-    key = action["Update"]["Key"] if "Update" in action else {PK: "", SK: ""}
-    return str(key[PK]).startswith(RUN_KIND) or str(key[SK]).startswith(RUN_LINK)
-
-
-def _key(row: dict[str, Any]) -> tuple[str, str]:
-    return (str(row[PK]), str(row[SK]))
-
-
-def _condition_failed(error: Exception) -> bool:
-    """Whether a transaction was cancelled because a condition failed."""
-    if not isinstance(error, ClientError):
-        return False
-    reasons = error.response.get("CancellationReasons") or []
-    return any(r.get("Code") == "ConditionalCheckFailed" for r in reasons)
-
-
-def _size(actions: Sequence[dict[str, Any]]) -> int:
-    """A transaction's size as DynamoDB counts it: each Put's item, each Update's values."""
-    return sum(
-        item_size(body.get("Item") or body.get("ExpressionAttributeValues") or {})
-        for action in actions
-        for body in action.values()
-    )
-
-
-def _chunks_of(
-    thread: Thread, planned: WriteSet, names: Sequence[str]
-) -> builtins.list[dict[str, str]]:
-    """The chunk rows of the writes `names`."""
-    keys = []
-    for name in names:
-        entry = planned.entries[name]
-        if CHUNKS_FIELD in entry:
-            keys += chunk_keys(thread.pk, planned.sk, str(entry[CHUNKS_FIELD]), entry)
-    return keys
-
-
-def _superseded(
-    access: Access,
-    thread: Thread,
-    planned: WriteSet,
-    names: Sequence[str],
-    old: dict[str, Any],
-) -> builtins.list[dict[str, str]]:
-    """Chunk rows no write refers to after an update of `names`: an overwritten special
-    write's old chunks, and the chunks of an ordinary write that lost to the first one.
-    Whether an ordinary chunked write lost is read back from the row when `UPDATED_OLD`
-    does not say (DynamoDB may leave out an attribute `if_not_exists` kept as it was)."""
-    sk = planned.sk
-    dropped = []
-    unsure = []
-    for name in names:
-        entry, previous = planned.entries[name], old.get(name)
-        if name in planned.overwrite:
-            if previous is not None and previous.get(CHUNKS_FIELD) != entry.get(CHUNKS_FIELD):
-                earlier = WriteSet(sk, {}, [], {name: previous}, set(), "")
-                dropped += _chunks_of(thread, earlier, [name])
-        elif CHUNKS_FIELD in entry:
-            if previous is None:
-                unsure.append(name)
-            elif previous.get(CHUNKS_FIELD) != entry[CHUNKS_FIELD]:
-                dropped += _chunks_of(thread, planned, [name])
-    if unsure:
-        row = access.get_many([{PK: thread.pk, SK: sk}]).get((thread.pk, sk), {})
-        lost = [
-            n
-            for n in unsure
-            if row.get(n, {}).get(CHUNKS_FIELD) != planned.entries[n][CHUNKS_FIELD]
-        ]
-        dropped += _chunks_of(thread, planned, lost)
-    return dropped

@@ -25,6 +25,7 @@ from langgraph.store.dynamodb.table.schema import (
     VALUE,
 )
 from langgraph.store.dynamodb.table.ttl import ttl_attributes
+from langgraph.store.dynamodb.table.updates import update_expression
 from langgraph.store.dynamodb.table.values import check_item_size, decode_value, encode_value
 
 # What reads fetch: an `Item`'s fields plus what TTL refresh and `omit_expired` need. Never
@@ -106,27 +107,11 @@ def to_search_item(row: dict[str, Any], score: float | None = None) -> SearchIte
 def update_arguments(row: dict[str, Any], removable: tuple[str, ...]) -> dict[str, Any]:
     """UpdateItem arguments writing `row` whole: every attribute set, `created_at` kept
     when the item exists, and the optional attributes the new row lacks removed."""
-    names: dict[str, str] = {}
-    values: dict[str, Any] = {}
-    sets: list[str] = []
-    for index, (name, value) in enumerate(sorted(row.items())):
-        if name in (PK, SK):
-            continue
-        names[f"#a{index}"] = name
-        values[f":a{index}"] = value
-        sets.append(f"#a{index} = :a{index}")
-    names["#created"] = CREATED_AT
-    sets.append("#created = if_not_exists(#created, :created)")
-    values[":created"] = row[UPDATED_AT]
-    expression = "SET " + ", ".join(sets)
-    removed = [name for name in removable if name not in row]
-    if removed:
-        for index, name in enumerate(removed):
-            names[f"#r{index}"] = name
-        expression += " REMOVE " + ", ".join(f"#r{i}" for i in range(len(removed)))
     return {
         "Key": {PK: row[PK], SK: row[SK]},
-        "UpdateExpression": expression,
-        "ExpressionAttributeNames": names,
-        "ExpressionAttributeValues": values,
+        **update_expression(
+            {name: value for name, value in sorted(row.items()) if name not in (PK, SK)},
+            if_absent={CREATED_AT: row[UPDATED_AT]},
+            removes=[name for name in removable if name not in row],
+        ),
     }
