@@ -75,12 +75,15 @@ DOCS = [README, *sorted((README.parent / "docs").glob("*.md"))]
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda doc: doc.name)
 def test_files_the_docs_name_are_in_the_repository(doc: Path) -> None:
-    """Relative links, and repository paths in backticks (`store/langgraph/store/dynamodb/basestore/config.py`)."""
+    """Relative links, and repository paths in backticks (`store/langgraph/store/dynamodb/basestore/config.py`),
+    from the repository's top or from the folder the page says its paths are under."""
     text = doc.read_text()
     links = re.findall(r"\]\(([^)#\s]+)", text)
     missing = [t for t in links if "://" not in t and not (doc.parent / t).exists()]
     paths = re.findall(r"`([\w.-]+/[\w./-]*\.(?:py|md|json|toml))`", text)
-    missing += [t for t in paths if not (README.parent / t).exists()]
+    base = re.search(r"Paths on this page are\s+under `([\w./-]+)`", text)
+    root = README.parent / base[1] if base else README.parent
+    missing += [t for t in paths if not (README.parent / t).exists() and not (root / t).exists()]
     assert missing == []
 
 
