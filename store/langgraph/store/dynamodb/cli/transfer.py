@@ -54,6 +54,7 @@ from langgraph.store.dynamodb.table.schema import (
     VALUE,
 )
 from langgraph.store.dynamodb.table.ttl import is_expired
+from langgraph.store.dynamodb.table.updates import update_expression
 from langgraph.store.dynamodb.table.values import decode_value, encode_value
 
 PAGE = 500
@@ -234,17 +235,16 @@ def _restore(store: DynamoDBStore, memory: Memory) -> None:
         restored[EXPIRES_AT] = memory.expires_at
     if not restored:
         return
-    names = {f"#a{i}": name for i, name in enumerate(restored)}
-    values = {f":a{i}": value for i, value in enumerate(restored.values())}
+    update = update_expression(restored)
     try:
         store.client.update_item(
             TableName=store.table_name,
             Key=dynamo.serialize(key_of(memory.namespace, memory.key)),
-            UpdateExpression="SET " + ", ".join(f"#a{i} = :a{i}" for i in range(len(names))),
+            UpdateExpression=update["UpdateExpression"],
             ConditionExpression="#value = :value",
-            ExpressionAttributeNames={**names, "#value": VALUE},
+            ExpressionAttributeNames={**update["ExpressionAttributeNames"], "#value": VALUE},
             ExpressionAttributeValues=dynamo.serialize(
-                {**values, ":value": encode_value(memory.value)}
+                {**update["ExpressionAttributeValues"], ":value": encode_value(memory.value)}
             ),
         )
     except ClientError as error:
