@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 from langgraph.store.dynamodb.extraction import NearestConsolidator, Transcript
 from langgraph.store.dynamodb.extraction.consolidation.apply import apply
+from langgraph.store.dynamodb.extraction.consolidation.journal import plan
 from langgraph.store.dynamodb.extraction.engine.reader import read_thread
 from langgraph.store.dynamodb.extraction.strategies.model_call import extract
 from langgraph.store.dynamodb.recall.fields import CURRENT, STATUS, SUPERSEDED
@@ -98,7 +99,7 @@ def test_an_update_decided_on_a_stale_version_is_redone_on_a_fresh_read(tables: 
         candidates = extract(strategy, transcript, model).candidates
         decided.append(consolidator.decide(candidates, NAMESPACE, strategy, tables.store, model))
     for decisions in decided:  # both read the first version before either wrote
-        apply(tables.store, decisions)
+        apply(tables.store, plan(decisions, NAMESPACE, lambda _: [0.0, 0.0]))
     value = memories(tables)[key]
     texts = [r["content"]["text"] for r in value["revisions"]] + [value["text"]]  # type: ignore[attr-defined]
     assert texts == [

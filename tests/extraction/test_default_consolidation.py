@@ -6,7 +6,7 @@ config (or a tenant's override) opts out."""
 from __future__ import annotations
 
 from langgraph.store.dynamodb.extraction import Consolidation, TenantOverride
-from langgraph.store.dynamodb.recall.fields import CURRENT_ONLY, STATUS, SUPERSEDED
+from langgraph.store.dynamodb.recall.fields import CURRENT_ONLY, SOURCES, STATUS, SUPERSEDED
 
 from .conftest import NAMESPACE, TENANT, Tables, facts_config
 
@@ -33,20 +33,27 @@ def test_by_default_a_contradiction_supersedes_the_old_fact(tables: Tables) -> N
 
 
 def test_add_each_in_the_config_opts_out(tables: Tables) -> None:
+    """No search, no second call: a contradiction stays beside the old fact, while the
+    same text from two threads is still one memory (its key is the content's)."""
     tables.extractor.set_config(facts_config(consolidation=Consolidation(mode="add_each")))
-    for thread in ("t1", "t2"):
-        tables.say(thread, "My dog is Rex.")
+    for thread, text in (("t1", "My city is Oslo."), ("t2", "Actually, my city is Bergen.")):
+        tables.say(thread, text)
         (run,) = tables.extractor.run(TENANT, thread).runs
-        assert len(run.written) == 1 and run.model_calls == 1  # no search, no second call
-    assert tables.facts() == ["User's dog is Rex", "User's dog is Rex"]
+        assert len(run.written) == 1 and run.model_calls == 1
+    tables.say("t3", "My city is Oslo.")
+    tables.extractor.run(TENANT, "t3")
+    assert tables.facts() == ["User's city is Bergen", "User's city is Oslo"]
+    (oslo,) = [i for i in tables.store.search(NAMESPACE) if "Oslo" in i.value["text"]]
+    assert sorted(oslo.value[SOURCES]) == ["t1", "t3"]
 
 
 def test_a_tenant_override_opts_out_for_that_tenant_only(tables: Tables) -> None:
     tables.extractor.set_tenant_override(TENANT, TenantOverride(consolidation={"mode": "add_each"}))
-    for thread in ("t1", "t2"):
-        tables.say(thread, "My dog is Rex.")
-        tables.say(thread, "My dog is Rex.", tenant="other")
+    for thread, text in (("t1", "My city is Oslo."), ("t2", "Actually, my city is Bergen.")):
+        tables.say(thread, text)
+        tables.say(thread, text, tenant="other")
         tables.extractor.run(TENANT, thread)
         tables.extractor.run("other", thread)
-    assert tables.facts() == ["User's dog is Rex", "User's dog is Rex"]
-    assert tables.facts(("memories", "other", "u1", "facts")) == ["User's dog is Rex"]
+    assert tables.facts() == ["User's city is Bergen", "User's city is Oslo"]
+    other = tables.store.search(("memories", "other", "u1", "facts"), filter=CURRENT_ONLY)
+    assert [item.value["text"] for item in other] == ["User's city is Bergen"]

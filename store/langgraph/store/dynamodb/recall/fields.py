@@ -20,12 +20,28 @@ REVISIONS = "revisions"
 CONTENT = "content"
 PROVENANCE = "provenance"
 CORRECTION = "correction"
+# Every conversation that stated a memory: `{thread_id: {"said_at": [t, n], "message_ids":
+# [...]}}`, `t` the epoch seconds of the thread's checkpoint its run read and `n` the place
+# of the newest message stating it in the thread. A memory goes when no source remains.
+SOURCES = "sources"
+# When the newest remaining source said it (`[t, n]`): of two contradicting memories, the
+# one said last is current.
+SAID_AT = "said_at"
 # Revisions kept per memory (older ones are dropped: a memory's value stays small).
 MAX_REVISIONS = 20
 # The filter of memories default recall and consolidation see.
 CURRENT_ONLY: dict[str, Any] = {STATUS: CURRENT}
 # Fields that describe a memory's history rather than its content.
-BOOKKEEPING = (STATUS, SUPERSEDED_BY, SUPERSEDED_AT, SUPERSEDES, REVISIONS, PROVENANCE)
+BOOKKEEPING = (
+    STATUS,
+    SUPERSEDED_BY,
+    SUPERSEDED_AT,
+    SUPERSEDES,
+    REVISIONS,
+    PROVENANCE,
+    SOURCES,
+    SAID_AT,
+)
 
 
 def content_of(value: dict[str, Any]) -> dict[str, Any]:

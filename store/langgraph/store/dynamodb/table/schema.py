@@ -211,6 +211,12 @@ LEASE_UNTIL = "lease_until"
 LAST_RUN_AT = "last_run_at"
 LAST_ERROR = "last_error"
 MEMORY_COUNT = "memory_count"
+# A cursor's recorded window (extraction.consolidation.journal: the steps decided, and
+# where the cursor goes once they are applied), removed by the advance that applies it;
+# how many times its thread was forgotten, and the last message then.
+CURSOR_PENDING = "cursor_pending"
+CURSOR_FORGETS = "cursor_forgets"
+CURSOR_FORGOTTEN = "cursor_forgotten"
 # A daily token count.
 TOKENS_USED = "tokens_used"
 # A ledger row: the memory's encoded namespace and key.

@@ -1,35 +1,38 @@
-"""Writing consolidation's decisions, and undoing one thread's share of them.
+"""Applying recorded steps (`journal`), and undoing one conversation's share of them.
 
-Adds are plain puts (at the candidate's provenance key). An update and the mark of a
-supersede are read-modify-writes with `DynamoDBStore.put_if_unchanged`: when another
-extraction wrote the memory first, the change is redone on a fresh read, so concurrent
-extractions never lose an update. Nothing here deletes a memory that another thread
-contributed to: forgetting a thread deletes what only it formed, rolls updated memories
-back to their newest version from another thread, and brings back what it superseded.
+Every write is a read-modify-write with `DynamoDBStore.put_if_unchanged`, redone on a
+fresh read when another write came first, and every step is idempotent: a memory knows
+its sources (the conversations that stated it, `SOURCES`), and an update knows the
+provenance it wrote, so a step applied again, after a crash or by a second run, changes
+nothing more.
+
+Contradicting memories form a chain (`SUPERSEDES` / `SUPERSEDED_BY`). After any change to
+a member, the chain is settled: its members ordered by when they were said (`SAID_AT`),
+the newest current and each other one superseded by the next. So the newest evidence
+wins whatever order runs, replays and retries come in, a fact said again is current
+again, and forgetting any member leaves exactly one current memory.
+
+Forgetting a conversation removes it as a source (and rolls back the versions it wrote);
+a memory goes only when no source remains.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from langgraph.store.base import Item, PutOp
+from langgraph.store.base import GetOp, Item
 from langgraph.store.dynamodb.basestore.store import DynamoDBStore
-from langgraph.store.dynamodb.extraction.consolidation.decisions import (
-    Add,
-    Decision,
-    NoOp,
-    Supersede,
-    Update,
-)
-from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
+from langgraph.store.dynamodb.extraction.consolidation.journal import Memory, SaidAt, Step
 from langgraph.store.dynamodb.recall.fields import (
     CONTENT,
     CURRENT,
     MAX_REVISIONS,
     PROVENANCE,
     REVISIONS,
+    SAID_AT,
+    SOURCES,
     STATUS,
     SUPERSEDED,
     SUPERSEDED_AT,
@@ -40,82 +43,196 @@ from langgraph.store.dynamodb.recall.fields import (
 )
 from langgraph.store.dynamodb.table import clock
 
-Memory = tuple[tuple[str, ...], str]
+Value = dict[str, Any]
+Change = Callable[[Value | None], Value | None]
 # Rounds of re-reading before a conditional write gives up (each lost round means another
 # writer changed the memory in between).
 MAX_ROUNDS = 8
+NEVER: SaidAt = [0.0, 0.0]
+# What places a memory in its chain, kept when its content changes.
+LINKS = (STATUS, SUPERSEDED_BY, SUPERSEDED_AT, SUPERSEDES)
 
 
-def touched(decisions: Sequence[Decision]) -> list[Memory]:
-    """The memories the decisions write (the ledger names them before they are written)."""
-    found: list[Memory] = []
-    for d in decisions:
-        if isinstance(d, Add):
-            found.append((d.namespace, d.candidate.key))
-        elif isinstance(d, Update):
-            found.append((d.namespace, d.key))
-        elif isinstance(d, Supersede):
-            found += [(d.namespace, d.candidate.key), (d.namespace, d.key)]
-    return found
+def apply(store: DynamoDBStore, steps: Sequence[Step]) -> int:
+    """Apply the steps (again, after a crash: nothing changes twice); returns how many
+    write a memory (all but no-ops)."""
+    found = _read(store, [(s.namespace, s.key) for s in steps if s.key is not None])
+    for step in steps:
+        if step.key is None:
+            continue
+        read = found.get((step.namespace, step.key))
+        if step.op == "noop":
+            if read is not None:
+                _revise(store, step.namespace, step.key, read, _sourced(step))
+        elif step.op == "update":
+            _revise(store, step.namespace, step.key, read, _updated(step))
+        else:
+            _revise(store, step.namespace, step.key, read, _added(step))
+        if step.target is not None:
+            settle(store, step.namespace, [step.key, step.target])
+        elif read is not None and _linked(read.value):
+            settle(store, step.namespace, [step.key])
+    return sum(step.op != "noop" for step in steps)
 
 
-def apply(store: DynamoDBStore, decisions: Sequence[Decision]) -> int:
-    """Write the decisions; returns how many wrote something (all but no-ops)."""
-    adds = [d for d in decisions if isinstance(d, Add)]
-    supersedes = [d for d in decisions if isinstance(d, Supersede)]
-    puts = [PutOp(d.namespace, d.candidate.key, current(d.candidate)) for d in adds]
-    puts += [
-        PutOp(d.namespace, d.candidate.key, {**current(d.candidate), SUPERSEDES: d.key})
-        for d in supersedes
-    ]
-    if puts:
-        store.batch(puts)
-    for d in decisions:
-        if isinstance(d, Update):
-            _revise(store, d.namespace, d.key, d.read, lambda old, d=d: _updated(old, d))
-        elif isinstance(d, Supersede):
-            _revise(store, d.namespace, d.key, d.read, lambda old, d=d: _marked(old, d))
-    return sum(not isinstance(d, NoOp) for d in decisions)
+def _linked(value: Mapping[str, Any]) -> bool:
+    return isinstance(value.get(SUPERSEDES), str) or isinstance(value.get(SUPERSEDED_BY), str)
 
 
-def current(candidate: Candidate) -> dict[str, Any]:
-    """A new memory's value: the candidate's content and provenance, current."""
-    return {**candidate.value(), STATUS: CURRENT}
+def sources_of(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A memory's sources; a memory formed before sources were kept has its provenance's
+    thread as its one source (a memory a user wrote has none)."""
+    sources = value.get(SOURCES)
+    if isinstance(sources, Mapping):
+        return dict(sources)
+    thread = thread_of(value)
+    if thread is None:
+        return {}
+    return {thread: {"said_at": value.get(SAID_AT, NEVER), "message_ids": []}}
 
 
-def _updated(old: dict[str, Any] | None, d: Update) -> dict[str, Any]:
-    value = {**(d.content or d.candidate.content), PROVENANCE: d.candidate.provenance.as_value()}
-    if old is None:
-        return {**value, STATUS: CURRENT}
-    revisions = [*old.get(REVISIONS, []), {CONTENT: content_of(old), PROVENANCE: old[PROVENANCE]}]
-    kept = {k: old[k] for k in (SUPERSEDED_BY, SUPERSEDED_AT, SUPERSEDES) if k in old}
-    return {
-        **value,
-        **kept,
-        STATUS: old.get(STATUS, CURRENT),
-        REVISIONS: revisions[-MAX_REVISIONS:],
-    }
+def said_at(value: Mapping[str, Any]) -> SaidAt:
+    """When the newest remaining source said it."""
+    found = value.get(SAID_AT)
+    return [float(x) for x in found] if isinstance(found, list) else NEVER
 
 
-def _marked(old: dict[str, Any] | None, d: Supersede) -> dict[str, Any] | None:
-    if old is None:  # deleted meanwhile (by the user): nothing to mark
-        return None
-    at = datetime.fromtimestamp(clock.now(), UTC).isoformat()
-    return {**old, STATUS: SUPERSEDED, SUPERSEDED_BY: d.candidate.key, SUPERSEDED_AT: at}
+def _with_source(value: Value, step: Step) -> Value:
+    sources = sources_of(value)
+    known = sources.get(step.thread_id)
+    if known is None or [float(x) for x in known["said_at"]] < step.said_at:
+        sources[step.thread_id] = step.source
+    return {**value, SOURCES: sources, SAID_AT: _newest(sources)}
+
+
+def _newest(sources: Mapping[str, Any]) -> SaidAt:
+    return max(([float(x) for x in s["said_at"]] for s in sources.values()), default=NEVER)
+
+
+def _sourced(step: Step) -> Change:
+    def change(old: Value | None) -> Value | None:
+        if old is None:  # deleted meanwhile: nothing says it any more
+            return None
+        return _with_source(old, step)
+
+    return change
+
+
+def _added(step: Step) -> Change:
+    """A new memory (current; superseding `step.target`, which settling orders), or one
+    more source of the memory already at the key."""
+
+    def change(old: Value | None) -> Value | None:
+        if old is None:
+            new = {**step.value, STATUS: CURRENT}
+            if step.target is not None:
+                new[SUPERSEDES] = step.target
+            return _with_source(new, step)
+        return _with_source(old, step)
+
+    return change
+
+
+def _updated(step: Step) -> Change:
+    """The memory revised in place with the step's content; the version it replaces goes
+    to `REVISIONS`. A memory already showing the step's provenance (now or in a revision)
+    only gains the source."""
+
+    def change(old: Value | None) -> Value | None:
+        if old is None:
+            return _with_source({**step.value, STATUS: CURRENT}, step)
+        written = [old.get(PROVENANCE), *(r.get(PROVENANCE) for r in old.get(REVISIONS, []))]
+        if step.provenance in written:
+            return _with_source(old, step)
+        former = {CONTENT: content_of(old), PROVENANCE: old[PROVENANCE]}
+        revisions = [*old.get(REVISIONS, []), former]
+        kept = {k: old[k] for k in LINKS if k in old}
+        new = {
+            **step.value,
+            **kept,
+            SOURCES: sources_of(old),
+            REVISIONS: revisions[-MAX_REVISIONS:],
+        }
+        return _with_source(new, step)
+
+    return change
+
+
+def settle(store: DynamoDBStore, namespace: tuple[str, ...], keys: Iterable[str]) -> None:
+    """Order the chain through `keys` by when its members were said: the newest current,
+    each other one superseded by the next. Redone on a fresh read when a write loses."""
+    for _ in range(MAX_ROUNDS):
+        members = _chain(store, namespace, keys)
+        order = sorted(members, key=lambda k: (said_at(members[k].value), k))
+        if _relink(store, namespace, members, order):
+            return
+    raise RuntimeError(
+        f"the memories {sorted(keys)} in {namespace} changed {MAX_ROUNDS} times while being "
+        "settled; the run is retried from its cursor"
+    )
+
+
+def _chain(
+    store: DynamoDBStore, namespace: tuple[str, ...], keys: Iterable[str]
+) -> dict[str, Item]:
+    """The memories linked to `keys` (either way), as read now."""
+    members: dict[str, Item] = {}
+    seen: set[str] = set()
+    todo = list(dict.fromkeys(keys))
+    while todo:
+        seen.update(todo)
+        found = _read(store, [(namespace, key) for key in todo])
+        todo = []
+        for (_, key), item in found.items():
+            members[key] = item
+            for link in (item.value.get(SUPERSEDES), item.value.get(SUPERSEDED_BY)):
+                if isinstance(link, str) and link not in seen:
+                    todo.append(link)
+    return members
+
+
+def _relink(
+    store: DynamoDBStore, namespace: tuple[str, ...], members: dict[str, Item], order: list[str]
+) -> bool:
+    for i, key in enumerate(order):
+        old = dict(members[key].value)
+        new = {k: v for k, v in old.items() if k not in (SUPERSEDES, SUPERSEDED_BY, SUPERSEDED_AT)}
+        if i > 0:
+            new[SUPERSEDES] = order[i - 1]
+        if i + 1 < len(order):
+            at = old.get(SUPERSEDED_AT) if old.get(STATUS) == SUPERSEDED else None
+            new.update(
+                {
+                    STATUS: SUPERSEDED,
+                    SUPERSEDED_BY: order[i + 1],
+                    SUPERSEDED_AT: at or datetime.fromtimestamp(clock.now(), UTC).isoformat(),
+                }
+            )
+        else:
+            new[STATUS] = CURRENT
+        if new != old and not store.put_if_unchanged(namespace, key, new, read=members[key]):
+            return False
+    return True
+
+
+def _read(store: DynamoDBStore, memories: Sequence[Memory]) -> dict[Memory, Item]:
+    """The memories that exist, in one batch."""
+    wanted = list(dict.fromkeys(memories))
+    if not wanted:
+        return {}
+    results = store.batch([GetOp(namespace, key) for namespace, key in wanted])
+    return {m: r for m, r in zip(wanted, results, strict=True) if isinstance(r, Item)}
 
 
 def _revise(
-    store: DynamoDBStore,
-    namespace: tuple[str, ...],
-    key: str,
-    read: Item | None,
-    change: Any,
+    store: DynamoDBStore, namespace: tuple[str, ...], key: str, read: Item | None, change: Change
 ) -> None:
     """Write `change(value read)` conditionally on the version read; on a lost race, read
-    again and redo. `change` returning None writes nothing."""
+    again and redo. `change` returning None or the value unchanged writes nothing."""
     for _ in range(MAX_ROUNDS):
-        new = change(dict(read.value) if read is not None else None)
-        if new is None:
+        old = dict(read.value) if read is not None else None
+        new = change(old)
+        if new is None or new == old:
             return
         if store.put_if_unchanged(namespace, key, new, read=read):
             return
@@ -127,34 +244,42 @@ def _revise(
 
 
 def forget(store: DynamoDBStore, thread_id: str, memories: Iterable[Memory]) -> int:
-    """Undo `thread_id`'s share of `memories` (its ledger): delete those only it formed,
-    roll back the versions it wrote, restore what it superseded. Returns how many memories
-    were deleted."""
+    """Undo `thread_id`'s share of `memories` (its ledger): remove it as their source and
+    roll back the versions it wrote; a memory no source states any more is deleted, and
+    its chain settled. Returns how many memories were deleted."""
     deleted = 0
     for namespace, key in dict.fromkeys(memories):
-        item = store.get(namespace, key)
+        linked = _chain(store, namespace, [key])
+        item = linked.get(key)
         if item is None:
             continue
+        if thread_id not in sources_of(item.value) and thread_of(item.value) != thread_id:
+            continue
+        rest = [k for k in linked if k != key]
         if _forget_one(store, thread_id, namespace, key, item):
             deleted += 1
+            if rest:
+                settle(store, namespace, rest)
+        elif rest:
+            settle(store, namespace, linked)
     return deleted
 
 
 def _forget_one(
     store: DynamoDBStore, thread_id: str, namespace: tuple[str, ...], key: str, item: Item
 ) -> bool:
-    value = dict(item.value)
-    kept = [r for r in value.get(REVISIONS, []) if thread_of(r) != thread_id]
-    if thread_of(value) == thread_id and not kept:
+    """Remove `thread_id` from the memory; True when it was deleted (no source left)."""
+    sources = sources_of(item.value)
+    sources.pop(thread_id, None)
+    if not sources and thread_of(item.value) is not None:
         store.delete(namespace, key)
-        replaced = value.get(SUPERSEDES)
-        if isinstance(replaced, str):
-            _revise(store, namespace, replaced, store.get(namespace, replaced), _restore(key))
         return True
 
-    def rolled_back(old: dict[str, Any] | None) -> dict[str, Any] | None:
+    def without(old: Value | None) -> Value | None:
         if old is None:
             return None
+        rest = sources_of(old)
+        rest.pop(thread_id, None)
         revisions = [r for r in old.get(REVISIONS, []) if thread_of(r) != thread_id]
         new = dict(old)
         if thread_of(old) == thread_id and revisions:
@@ -162,41 +287,20 @@ def _forget_one(
             new = {
                 **newest[CONTENT],
                 PROVENANCE: newest[PROVENANCE],
-                **{k: old[k] for k in (STATUS, SUPERSEDED_BY, SUPERSEDED_AT) if k in old},
+                **{k: old[k] for k in LINKS if k in old},
+            }
+        elif thread_of(old) == thread_id and rest:
+            other, source = next(iter(rest.items()))
+            new[PROVENANCE] = {
+                **old[PROVENANCE],
+                "thread_id": other,
+                "message_ids": source["message_ids"],
             }
         if revisions:
             new[REVISIONS] = revisions
         else:
             new.pop(REVISIONS, None)
-        return _restore_if(new, thread_id, namespace, store)
+        return {**new, SOURCES: rest, SAID_AT: _newest(rest)}
 
-    _revise(store, namespace, key, item, rolled_back)
+    _revise(store, namespace, key, item, without)
     return False
-
-
-def _restore(by: str) -> Any:
-    """A change bringing back a memory that `by` superseded."""
-
-    def restored(old: dict[str, Any] | None) -> dict[str, Any] | None:
-        if old is None or old.get(SUPERSEDED_BY) != by:
-            return None
-        return {
-            **{k: v for k, v in old.items() if k not in (SUPERSEDED_BY, SUPERSEDED_AT)},
-            STATUS: CURRENT,
-        }
-
-    return restored
-
-
-def _restore_if(
-    value: dict[str, Any], thread_id: str, namespace: tuple[str, ...], store: DynamoDBStore
-) -> dict[str, Any]:
-    """`value`, current again when the memory that superseded it came from `thread_id`."""
-    by = value.get(SUPERSEDED_BY)
-    if not isinstance(by, str):
-        return value
-    successor = store.get(namespace, by)
-    if successor is not None and thread_of(dict(successor.value)) != thread_id:
-        return value
-    restored = _restore(by)(value)
-    return restored if restored is not None else value

@@ -5,8 +5,8 @@ erasure guarantees.
 
 `NearestConsolidator` (nearest.py), the default, decides against the nearest memories
 already known (add, update, supersede, no-op); `AddEach`, the opt-out, adds every
-candidate at its provenance key: the same messages extracted twice rewrite the same
-memory, but the same fact from two threads is two memories.
+candidate at its key: the same text extracted twice, from any thread, is one memory with
+a source per conversation, but two wordings of one fact are two memories.
 """
 
 from __future__ import annotations
@@ -33,10 +33,13 @@ class Add:
 
 @dataclass(frozen=True)
 class NoOp:
-    """Write nothing for the candidate (`reason`, e.g. "already known as <key>")."""
+    """Write nothing new for the candidate (`reason`, e.g. "already known as <key>"); the
+    memory at `key` that already says it, when named, gains the candidate's conversation as
+    a source."""
 
     candidate: Candidate
     reason: str
+    key: str | None = None
 
 
 class Consolidator(Protocol):

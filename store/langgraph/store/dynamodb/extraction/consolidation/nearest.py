@@ -24,7 +24,7 @@ from langgraph.store.dynamodb.extraction.consolidation.decisions import (
     Supersede,
     Update,
 )
-from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
+from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate, normalized
 from langgraph.store.dynamodb.extraction.strategies.errors import MalformedAnswerError
 from langgraph.store.dynamodb.extraction.strategies.strategy import Strategy
 from langgraph.store.dynamodb.extraction.strategies.structured import ask
@@ -65,11 +65,6 @@ class Decisions(BaseModel):
     decisions: list[Choice]
 
 
-def normalized(text: str) -> str:
-    """Text compared for sameness: case, spacing and final punctuation ignored."""
-    return " ".join(text.lower().split()).rstrip(".!")
-
-
 def fingerprint(text: str) -> str:
     """A short hash of normalized text."""
     return hashlib.sha256(normalized(text).encode()).hexdigest()[:16]
@@ -105,11 +100,10 @@ class NearestConsolidator:
                 None,
             )
             if same is not None:
-                decided[i] = NoOp(candidate, f"already known as {same.key}")
+                decided[i] = NoOp(candidate, f"already known as {same.key}", same.key)
             elif fingerprint(text) in seen:
-                decided[i] = NoOp(
-                    candidate, f"extracted twice in this run ({seen[fingerprint(text)]})"
-                )
+                first = seen[fingerprint(text)]
+                decided[i] = NoOp(candidate, f"extracted twice in this run ({first})", first)
             elif candidate.fixed_key is not None and not found:
                 decided[i] = Update(candidate, namespace, candidate.fixed_key, None)
             elif not found:
@@ -197,7 +191,7 @@ class NearestConsolidator:
         if target is None:
             return Add(candidate, namespace)
         if choice.action == "noop":
-            return NoOp(candidate, f"already known as {target.key}")
+            return NoOp(candidate, f"already known as {target.key}", target.key)
         if choice.action == "supersede":
             return Supersede(candidate, namespace, target.key, target)
         merged = {**candidate.content, TEXT: choice.text} if choice.text else None

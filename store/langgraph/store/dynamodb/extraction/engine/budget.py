@@ -3,13 +3,14 @@ against its daily budget (`Limits.daily_tokens`). Each day's row expires two day
 
 from __future__ import annotations
 
+import contextlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from langgraph.store.dynamodb.extraction.engine.cursor import Cursor, under_lease
+from langgraph.store.dynamodb.extraction.engine.cursor import Cursor, CursorGoneError, transact
 from langgraph.store.dynamodb.extraction.engine.keys import day_key
 from langgraph.store.dynamodb.table import dynamo
-from langgraph.store.dynamodb.table.schema import EXPIRES_AT, TOKENS_USED
+from langgraph.store.dynamodb.table.schema import EXPIRES_AT, PK, TOKENS_USED
 
 KEEP = timedelta(days=2)
 
@@ -42,9 +43,10 @@ class Budget:
         )
         return int(dynamo.deserialize(answer.get("Item", {})).get(TOKENS_USED, 0))
 
-    def spend(self, cursor: Cursor, owner: str, tokens: int, now: float) -> None:
-        """Add `tokens` to the cursor's tenant's count of today, while `owner` holds the
-        cursor (so a run racing a purge recreates no count)."""
+    def spend(self, cursor: Cursor, tokens: int, now: float) -> None:
+        """Add `tokens` to the cursor's tenant's count of today while the cursor exists,
+        whoever holds it: tokens a run spent count even when its lease lapsed, and a run
+        racing a purge recreates no count."""
         if tokens <= 0:
             return
         expires = datetime.fromtimestamp(now, UTC) + KEEP
@@ -57,4 +59,13 @@ class Budget:
                 {":tokens": tokens, ":expires": int(expires.timestamp())}
             ),
         }
-        under_lease(self._client, self._table, cursor, owner, [{"Update": update}])
+        exists = {
+            "ConditionCheck": {
+                "TableName": self._table,
+                "Key": dynamo.serialize(cursor.key),
+                "ConditionExpression": "attribute_exists(#pk)",
+                "ExpressionAttributeNames": {"#pk": PK},
+            }
+        }
+        with contextlib.suppress(CursorGoneError):
+            transact(self._client, cursor, [exists, {"Update": update}])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -25,8 +25,11 @@ from langgraph.store.dynamodb.table import dynamo
 from langgraph.store.dynamodb.table.schema import (
     CURSOR_ADVANCES,
     CURSOR_CHECKPOINT,
+    CURSOR_FORGETS,
+    CURSOR_FORGOTTEN,
     CURSOR_LAG,
     CURSOR_MESSAGE,
+    CURSOR_PENDING,
     CURSOR_STRATEGY,
     LAST_ERROR,
     LAST_RUN_AT,
@@ -59,7 +62,9 @@ class LeaseLostError(RuntimeError):
 class Cursor:
     """A cursor as read: the checkpoint processed through and the last message processed
     (None: nothing yet), its count of advances, its lease, the last run and error, the
-    memories formed and the messages left after the last run."""
+    memories formed and the messages left after the last run; the window recorded and
+    not yet applied (`pending`: `Pending.dumps`), how many times the thread was forgotten
+    and the last message it had then."""
 
     tenant: str
     thread_id: str
@@ -73,6 +78,9 @@ class Cursor:
     last_error: str | None = None
     memory_count: int = 0
     lag: int = 0
+    pending: str | None = None
+    forgets: int = 0
+    forgotten_message: str | None = None
 
     @property
     def key(self) -> dict[str, str]:
@@ -98,6 +106,9 @@ def _cursor(tenant: str, row: dict[str, Any]) -> Cursor:
         last_error=row.get(LAST_ERROR),
         memory_count=int(row.get(MEMORY_COUNT, 0)),
         lag=int(row.get(CURSOR_LAG, 0)),
+        pending=row.get(CURSOR_PENDING),
+        forgets=int(row.get(CURSOR_FORGETS, 0)),
+        forgotten_message=row.get(CURSOR_FORGOTTEN),
     )
 
 
@@ -198,7 +209,9 @@ class Cursors:
             else:
                 sets.append(f"{name} = :{name[1:]}")
                 values[f":{name[1:]}"] = value
-        expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
+        names["#pending"] = CURSOR_PENDING
+        removes.append("#pending")
+        expression = "SET " + ", ".join(sets) + " REMOVE " + ", ".join(removes)
         if cursor.advances:
             condition = "#owner = :owner AND #advances = :read"
             values[":read"] = cursor.advances
@@ -218,6 +231,105 @@ class Cursors:
             if not applied:
                 raise
         return _cursor(cursor.tenant, row)
+
+    def stage(self, cursor: Cursor, owner: str, pending: str, actions: list[Any]) -> Cursor:
+        """Record a window (`pending`) on the cursor with the TransactWriteItems `actions`
+        (its ledger rows), in one request, while `owner` holds the cursor unmoved:
+        `CursorGoneError` / `LeaseLostError` as `advance`."""
+        values: dict[str, Any] = {":owner": owner, ":pending": pending}
+        if cursor.advances:
+            values[":read"] = cursor.advances
+        update = {
+            "Update": {
+                "TableName": self._table,
+                "Key": dynamo.serialize(cursor.key),
+                "UpdateExpression": "SET #pending = :pending",
+                "ConditionExpression": _held(cursor),
+                "ExpressionAttributeNames": {
+                    "#pk": PK,
+                    "#owner": LEASE_OWNER,
+                    "#advances": CURSOR_ADVANCES,
+                    "#pending": CURSOR_PENDING,
+                },
+                "ExpressionAttributeValues": dynamo.serialize(values),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            }
+        }
+        transact(self._client, cursor, [update, *actions])
+        return replace(cursor, pending=pending)
+
+    def forget(
+        self,
+        tenant: str,
+        thread_id: str,
+        strategy: str,
+        checkpoint_id: str | None,
+        message_id: str | None,
+        now: float,
+    ) -> None:
+        """Move the cursor to the thread's last message (`message_id`) for good, taking it
+        from any run holding it (whose next write under the lease fails and, seeing
+        `forgets` grown, undoes its share): the messages before it are never extracted
+        again, even by a replay."""
+        names = {
+            "#owner": LEASE_OWNER,
+            "#until": LEASE_UNTIL,
+            "#pending": CURSOR_PENDING,
+            "#error": LAST_ERROR,
+            "#advances": CURSOR_ADVANCES,
+            "#forgets": CURSOR_FORGETS,
+            "#count": MEMORY_COUNT,
+            "#lag": CURSOR_LAG,
+            "#ran": LAST_RUN_AT,
+            "#tenant": TENANT,
+            "#thread": THREAD_ID,
+            "#strategy": CURSOR_STRATEGY,
+        }
+        values: dict[str, Any] = {
+            ":zero": 0,
+            ":one": 1,
+            ":ran": _decimal(now),
+            ":tenant": tenant,
+            ":thread": thread_id,
+            ":strategy": strategy,
+        }
+        sets = [
+            "#advances = if_not_exists(#advances, :zero) + :one",
+            "#forgets = if_not_exists(#forgets, :zero) + :one",
+            "#count = :zero",
+            "#lag = :zero",
+            "#ran = :ran",
+            "#tenant = :tenant",
+            "#thread = :thread",
+            "#strategy = :strategy",
+        ]
+        removes = ["#owner", "#until", "#pending", "#error"]
+        for name, attribute, value in (
+            ("#checkpoint", CURSOR_CHECKPOINT, checkpoint_id),
+            ("#message", CURSOR_MESSAGE, message_id),
+            ("#forgotten", CURSOR_FORGOTTEN, message_id),
+        ):
+            names[name] = attribute
+            if value is None:
+                removes.append(name)
+            else:
+                sets.append(f"{name} = :{name[1:]}")
+                values[f":{name[1:]}"] = value
+        self._client.update_item(
+            TableName=self._table,
+            Key=dynamo.serialize(cursor_key(tenant, thread_id, strategy)),
+            UpdateExpression="SET " + ", ".join(sets) + " REMOVE " + ", ".join(removes),
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=dynamo.serialize(values),
+        )
+
+    def read(self, cursor: Cursor) -> Cursor | None:
+        """The cursor as it is now (None: deleted)."""
+        answer = self._client.get_item(
+            TableName=self._table, Key=dynamo.serialize(cursor.key), ConsistentRead=True
+        )
+        found = answer.get("Item")
+        return _cursor(cursor.tenant, dynamo.deserialize(found)) if found else None
 
     def release(self, cursor: Cursor, owner: str) -> None:
         """End `owner`'s lease (nothing when it already lapsed or the cursor is gone)."""
@@ -312,6 +424,13 @@ def _decimal(seconds: float) -> Decimal:
     return Decimal(str(round(seconds, 6)))
 
 
+def _held(cursor: Cursor) -> str:
+    """The condition that `:owner` holds `cursor` and it has not moved since it was read
+    (`:read` advances)."""
+    moved = "#advances = :read" if cursor.advances else "attribute_not_exists(#advances)"
+    return f"attribute_exists(#pk) AND #owner = :owner AND {moved}"
+
+
 def under_lease(client: Any, table: str, cursor: Cursor, owner: str, actions: list[Any]) -> None:
     """Apply TransactWriteItems `actions` only while `owner` holds `cursor` (one request):
     `CursorGoneError` when it was deleted, `LeaseLostError` when another runner holds it."""
@@ -325,12 +444,21 @@ def under_lease(client: Any, table: str, cursor: Cursor, owner: str, actions: li
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
     }
+    transact(client, cursor, [check, *actions])
+
+
+def transact(client: Any, cursor: Cursor, actions: list[Any]) -> None:
+    """TransactWriteItems whose first action guards the cursor: its failure becomes
+    `CursorGoneError` (no cursor) or `LeaseLostError`."""
     try:
-        client.transact_write_items(TransactItems=[check, *actions])
+        client.transact_write_items(TransactItems=actions)
     except ClientError as error:
         reasons = error.response.get("CancellationReasons") or []
         if not reasons or reasons[0].get("Code") != "ConditionalCheckFailed":
             raise
         if "Item" not in reasons[0]:
             raise CursorGoneError(f"the cursor of {cursor.strategy} was deleted") from None
-        raise LeaseLostError(f"another runner holds the cursor of {cursor.strategy}") from None
+        raise LeaseLostError(
+            f"another runner holds the cursor of {cursor.strategy}",
+            dynamo.deserialize(dict(reasons[0]["Item"])),
+        ) from None

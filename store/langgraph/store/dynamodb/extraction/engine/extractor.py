@@ -16,11 +16,18 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb.basestore.store import DynamoDBStore
-from langgraph.store.dynamodb.extraction.consolidation.apply import apply, forget, touched
+from langgraph.store.dynamodb.extraction.consolidation.apply import apply, forget
 from langgraph.store.dynamodb.extraction.consolidation.decisions import (
     Consolidator,
     NoOp,
     consolidate,
+)
+from langgraph.store.dynamodb.extraction.consolidation.journal import (
+    SaidAt,
+    Step,
+    Window,
+    plan,
+    touched,
 )
 from langgraph.store.dynamodb.extraction.engine.budget import Budget, seconds_to_next_day
 from langgraph.store.dynamodb.extraction.engine.config import (
@@ -42,6 +49,7 @@ from langgraph.store.dynamodb.extraction.engine.reader import (
     window,
 )
 from langgraph.store.dynamodb.extraction.engine.settings_rows import SettingsRows
+from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
 from langgraph.store.dynamodb.extraction.strategies.errors import ExtractionError
 from langgraph.store.dynamodb.extraction.strategies.model_call import (
     Tally,
@@ -299,6 +307,10 @@ class Extractor:
             self._undo(run.cursor.thread_id, run.written)
             return StrategyRun(name, skipped="the thread was purged during the run")
         except LeaseLostError:
+            now = self._cursors.read(run.cursor)
+            if now is None or now.forgets > run.cursor.forgets:
+                self._undo(run.cursor.thread_id, run.written)
+                return StrategyRun(name, skipped="the thread was forgotten during the run")
             return StrategyRun(name, skipped="the run's lease lapsed; another run took over")
         except Exception as error:
             reason = f"{name}: {type(error).__name__}: {error}"
@@ -469,10 +481,15 @@ class _Run:
         self.cursor = cursor
         self.owner = owner
         self.state = state
+        # What the run touched (its ledger: undone if the thread goes during the run), and
+        # the keys it wrote (its report: a no-op's source adds no memory).
         self.written: list[Memory] = []
+        self.formed: list[str] = []
         self.calls = self.input_tokens = self.output_tokens = self.unchanged = 0
 
     def go(self, force: bool) -> StrategyRun:
+        if self.cursor.pending is not None:
+            self._apply(Window.loads(self.cursor.pending), recorded_already=True)
         state, cursor = self.state, self.cursor
         if state is None:
             self.x._cursors.delete(cursor, self.owner)
@@ -509,35 +526,57 @@ class _Run:
                     return self._report(skipped=spent, retry_after=seconds_to_next_day(now))
             window_ = window(pending, limits)
             rest = pending[len(window_) :]
-            added, malformed = self._window(window_, namespace, values)
+            steps, malformed = self._decide(window_, namespace, values)
             checkpoint = state.checkpoint_id if not rest else self.cursor.checkpoint_id
-            self._advance(checkpoint, window_[-1].message_id, added, len(rest), malformed)
+            last = window_[-1].message_id
+            self._apply(Window(tuple(steps), checkpoint, last, len(rest), malformed))
             pending = rest
         return self._report()
 
-    def _window(
+    def _decide(
         self, messages: Sequence[Message], namespace: tuple[str, ...], values: dict[str, str]
-    ) -> tuple[int, str | None]:
-        """Extract one window and write its memories: how many, and the problem if any."""
+    ) -> tuple[list[Step], str | None]:
+        """Extract one window and decide what its candidates do: the steps, stamped with
+        when each was said, and the problem if any. Tokens count even when it raises."""
         cursor = self.cursor
         transcript = Transcript(cursor.tenant, cursor.thread_id, tuple(messages), values)
         model = self.x.chat_model(self.config.model_for(self.strategy))
         with tallied() as tally:
-            extracted = extract(self.strategy, transcript, model)
-            decisions, problem = consolidate(
-                self.x._consolidator or self.config.consolidation.consolidator(),
-                extracted,
-                namespace,
-                self.strategy,
-                self.x.store,
-                model,
-            )
-        self._spend(tally)
-        memories = touched(decisions)
+            try:
+                extracted = extract(self.strategy, transcript, model)
+                decisions, problem = consolidate(
+                    self.x._consolidator or self.config.consolidation.consolidator(),
+                    extracted,
+                    namespace,
+                    self.strategy,
+                    self.x.store,
+                    model,
+                )
+            finally:
+                self._spend(tally)
         self.unchanged += sum(isinstance(d, NoOp) for d in decisions)
-        self.x._ledger.record(cursor, self.owner, memories)
+        return plan(decisions, namespace, self._said_at), problem
+
+    def _said_at(self, candidate: Candidate) -> SaidAt:
+        """When the candidate was said: the checkpoint read, and the place of its newest
+        source message in the thread."""
+        assert self.state is not None
+        places = {m.message_id: i for i, m in enumerate(self.state.messages)}
+        found = [places[m] for m in candidate.provenance.message_ids if m in places]
+        return [self.state.written_at, float(max(found, default=len(places)))]
+
+    def _apply(self, recorded: Window, *, recorded_already: bool = False) -> None:
+        """Record the window on the cursor with its ledger rows (unless a crashed run
+        recorded it), apply its steps, and advance the cursor past it."""
+        memories = touched(recorded.steps)
+        if memories and not recorded_already:
+            self.cursor = self.x._ledger.record(self.cursor, self.owner, memories, recorded.dumps())
         self.written.extend(memories)
-        return apply(self.x.store, decisions), problem
+        self.formed += [s.key for s in recorded.steps if s.op != "noop" and s.key is not None]
+        added = apply(self.x.store, recorded.steps)
+        self._advance(
+            recorded.checkpoint_id, recorded.message_id, added, recorded.lag, recorded.problem
+        )
 
     def _spend(self, tally: Tally) -> None:
         self.calls += tally.calls
@@ -548,7 +587,7 @@ class _Run:
             self.x.store.usage.conversed(
                 (THREADS, self.cursor.tenant), tally.calls, tally.input_tokens, tally.output_tokens
             )
-            self.x._budget.spend(self.cursor, self.owner, tokens, clock.now())
+            self.x._budget.spend(self.cursor, tokens, clock.now())
 
     def record(self, error: str) -> None:
         """Record `error` on the cursor without moving it."""
@@ -577,7 +616,7 @@ class _Run:
     def _report(self, skipped: str | None = None, retry_after: float | None = None) -> StrategyRun:
         return StrategyRun(
             strategy=self.strategy.name,
-            written=tuple(key for _, key in self.written),
+            written=tuple(dict.fromkeys(self.formed)),
             unchanged=self.unchanged,
             model_calls=self.calls,
             input_tokens=self.input_tokens,

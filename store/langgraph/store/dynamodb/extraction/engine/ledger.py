@@ -1,14 +1,15 @@
 """The ledger: one row per memory formed from a thread (its namespace and key), in the
-thread's ledger partition, written before the memory and only while the run holds the
-thread's cursor. It is how a thread's memories are found to forget them, and how a purge
-finds the memories of a tenant's threads wherever their templates put them."""
+thread's ledger partition, written with the window's recorded steps before the memory and
+only while the run holds the thread's cursor. It is how a thread's memories are found to
+forget them, and how a purge finds the memories of a tenant's threads wherever their
+templates put them."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from langgraph.store.dynamodb.extraction.engine.cursor import Cursor, under_lease
+from langgraph.store.dynamodb.extraction.engine.cursor import Cursor, Cursors, under_lease
 from langgraph.store.dynamodb.extraction.engine.keys import ledger_key, ledger_pk
 from langgraph.store.dynamodb.items.vector_rows import current_rows
 from langgraph.store.dynamodb.table import dynamo
@@ -31,21 +32,29 @@ class Ledger:
     def __init__(self, client: Any, table: str) -> None:
         self._client = client
         self._table = table
+        self._cursors = Cursors(client, table)
 
-    def record(self, cursor: Cursor, owner: str, memories: Sequence[Memory]) -> None:
-        """Write the ledger rows of `memories` while `owner` holds `cursor`
-        (`cursor.under_lease`)."""
-        for start in range(0, len(memories), PER_TRANSACTION):
-            rows = [
+    def record(
+        self, cursor: Cursor, owner: str, memories: Sequence[Memory], pending: str
+    ) -> Cursor:
+        """Write the ledger rows of `memories` and record the window `pending` on the
+        cursor, while `owner` holds it unmoved (`Cursors.stage`); the cursor as recorded.
+        Rows past one transaction's room go first, under the lease."""
+        puts = [
+            {"Put": {"TableName": self._table, "Item": dynamo.serialize(row)}}
+            for row in (
                 {
                     **ledger_key(cursor.tenant, cursor.thread_id, cursor.strategy, key),
                     MEMORY_NAMESPACE: encode_namespace(namespace),
                     MEMORY_KEY: key,
                 }
-                for namespace, key in memories[start : start + PER_TRANSACTION]
-            ]
-            puts = [{"Put": {"TableName": self._table, "Item": dynamo.serialize(r)}} for r in rows]
-            under_lease(self._client, self._table, cursor, owner, puts)
+                for namespace, key in memories
+            )
+        ]
+        while len(puts) > PER_TRANSACTION:
+            under_lease(self._client, self._table, cursor, owner, puts[:PER_TRANSACTION])
+            puts = puts[PER_TRANSACTION:]
+        return self._cursors.stage(cursor, owner, pending, puts)
 
     def memories(self, tenant: str, thread_id: str) -> Iterator[tuple[dict[str, str], Memory]]:
         """Each ledger row's key and the memory it names."""

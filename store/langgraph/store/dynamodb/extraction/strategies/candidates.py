@@ -1,5 +1,5 @@
 """A candidate memory: what a strategy extracted, with its provenance, and the key the
-memory is stored under, derived from that provenance so a retry rewrites the same key."""
+memory is stored under, derived from its content so the same fact is one key."""
 
 from __future__ import annotations
 
@@ -40,8 +40,9 @@ class Provenance:
 class Candidate:
     """One memory a strategy proposes: its `content` (JSON, e.g. `{"text": ...}`; the
     store embeds it like any value), `ordinal` (its place among the candidates drawn from
-    the same messages) and provenance. `key` is derived from both, unless the strategy
-    names one (`fixed_key`: a memory kept in place, such as one summary per thread)."""
+    the same messages) and provenance. `key` is derived from the content, unless the
+    strategy names one (`fixed_key`: a memory kept in place, such as one summary per
+    thread)."""
 
     content: Mapping[str, Any]
     provenance: Provenance
@@ -51,23 +52,24 @@ class Candidate:
     @property
     def key(self) -> str:
         """The memory's key in its namespace (`fixed_key`, else `memory_key`)."""
-        return self.fixed_key or memory_key(self.provenance, self.ordinal)
+        return self.fixed_key or memory_key(self.provenance, self.content)
 
     def value(self) -> dict[str, Any]:
         """The stored value: the content and its provenance."""
         return {**self.content, "provenance": self.provenance.as_value()}
 
 
-def memory_key(provenance: Provenance, ordinal: int = 0) -> str:
-    """A key that depends only on the tenant, thread, strategy, the source messages (as a
-    set) and the ordinal: a retry or a replay of the same messages rewrites the same key,
-    whatever window or model run produced it."""
-    source = [
-        provenance.tenant,
-        provenance.thread_id,
-        provenance.strategy,
-        sorted(provenance.message_ids),
-        ordinal,
-    ]
+def normalized(text: str) -> str:
+    """Text compared for sameness: case, spacing and final punctuation ignored."""
+    return " ".join(text.lower().split()).rstrip(".!")
+
+
+def memory_key(provenance: Provenance, content: Mapping[str, Any]) -> str:
+    """A key that depends only on the tenant, the strategy and the content (its text
+    normalized): the same fact from any thread, a retry or a replay is the same key, so
+    runs that overlap cannot both add it (the write is conditional on the key)."""
+    text = content.get("text")
+    said = normalized(text) if isinstance(text, str) else json.dumps(content, sort_keys=True)
+    source = [provenance.tenant, provenance.strategy, said]
     digest = hashlib.sha256(json.dumps(source, separators=(",", ":")).encode()).hexdigest()
     return f"{provenance.strategy}-{digest[:32]}"
