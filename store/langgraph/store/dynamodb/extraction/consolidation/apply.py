@@ -98,10 +98,17 @@ def said_at(value: Mapping[str, Any]) -> SaidAt:
 
 
 def _with_source(value: Value, step: Step) -> Value:
+    """`value` with the step's conversation as a source. Messages the source already
+    names are the same evidence, read again (a replay, a retry): they keep when they were
+    first said; a newer message of the same thread saying it again moves the time on."""
     sources = sources_of(value)
     known = sources.get(step.thread_id)
-    if known is None or [float(x) for x in known["said_at"]] < step.said_at:
+    if known is None:
         sources[step.thread_id] = step.source
+    elif not set(step.source["message_ids"]) <= set(known["message_ids"]):
+        newer = max([float(x) for x in known["said_at"]], step.said_at)
+        ids = list(dict.fromkeys([*known["message_ids"], *step.source["message_ids"]]))
+        sources[step.thread_id] = {"said_at": newer, "message_ids": ids}
     return {**value, SOURCES: sources, SAID_AT: _newest(sources)}
 
 

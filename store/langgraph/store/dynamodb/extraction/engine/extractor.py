@@ -63,7 +63,7 @@ from langgraph.store.dynamodb.extraction.strategies.strategy import (
     Strategy,
 )
 from langgraph.store.dynamodb.extraction.strategies.transcript import Message, Transcript
-from langgraph.store.dynamodb.table import clock, dynamo
+from langgraph.store.dynamodb.table import clock
 from langgraph.store.dynamodb.table.keys import Namespace, validate_op
 from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.usage import THREADS
@@ -206,9 +206,11 @@ class Extractor:
         after_checkpoint: str | None = None,
         strategies: Sequence[str] | None = None,
     ) -> RunReport:
-        """Reprocess the thread's messages after `after_checkpoint` (None: from the start)
-        for the named strategies (None: all). Memories keep their provenance keys, so a
-        replay rewrites them and never duplicates."""
+        """Reprocess the thread's messages after `after_checkpoint` (None: from the start,
+        or from where the thread was last forgotten: forgotten messages stay forgotten)
+        for the named strategies (None: all). The same text is the same memory, and a
+        message read again keeps when it was first said, so a replay never duplicates a
+        memory nor overturns a newer fact."""
         config = self._tenant_config(tenant)
         names = _names(config, strategies)
         message_id = None
@@ -223,17 +225,27 @@ class Extractor:
             cursor = self._cursors.acquire(
                 tenant, thread_id, name, owner, now + config.lease_seconds, now
             )
+            busy = RuntimeError(
+                f"a run holds thread {thread_id!r} for {name}; replay once it ends "
+                f"(at most {config.lease_seconds:.0f} s)"
+            )
             if cursor is None:
-                raise RuntimeError(
-                    f"a run holds thread {thread_id!r} for {name}; replay once it ends "
-                    f"(at most {config.lease_seconds:.0f} s)"
+                raise busy
+            if cursor.pending is not None:  # a crashed run's window: apply it first
+                self._cursors.release(cursor, owner)
+                self._run(tenant, thread_id, only=[name], force=False)
+                cursor = self._cursors.acquire(
+                    tenant, thread_id, name, owner, now + config.lease_seconds, now
                 )
+                if cursor is None or cursor.pending is not None:
+                    raise busy
+            start = _not_before_forget(cursor, message_id, after_checkpoint)
             try:
                 self._cursors.advance(
                     cursor,
                     owner,
-                    checkpoint_id=after_checkpoint,
-                    message_id=message_id,
+                    checkpoint_id=start[0],
+                    message_id=start[1],
                     memories=0,
                     lag=cursor.lag,
                     error=None,
@@ -417,17 +429,23 @@ class Extractor:
     # Erasure
 
     def forget_thread(self, tenant: str, thread_id: str) -> int:
-        """Forget what one thread taught: delete the memories only it formed, roll memories
-        it updated back to their newest version from another thread, bring back what it
-        superseded; then its ledger and cursors go. Returns how many memories were
-        deleted. A run racing it finds its cursor gone and undoes its share."""
+        """Forget what one thread taught, for good: every strategy's cursor moves to the
+        thread's last message (taken from any run holding it, which then undoes its
+        share), so the messages it has now are never extracted again, by a late request,
+        the next turn or a replay; only messages added afterwards form memories. Then the
+        thread is removed as a source of the memories its ledger names: those no other
+        conversation stated are deleted, versions it wrote rolled back, chains settled;
+        then its ledger goes. Returns how many memories were deleted."""
+        config = self._tenant_config(tenant)
+        state = read_thread(self.saver, tenant, thread_id, channel=config.messages_channel)
+        checkpoint = state.checkpoint_id if state is not None else None
+        last = state.messages[-1].message_id if state is not None and state.messages else None
+        names = [s.name for s in config.strategies]
+        names += [c.strategy for c in self._cursors.of_tenant(tenant, thread_id)]
+        now = clock.now()
+        for name in dict.fromkeys(names):
+            self._cursors.forget(tenant, thread_id, name, checkpoint, last, now)
         rows = list(self._ledger.memories(tenant, thread_id))
-        cursors = [c.key for c in self._cursors.of_tenant(tenant, thread_id)]
-        dynamo.batch_write(
-            self.store.client,
-            self.store.table_name,
-            [{"DeleteRequest": {"Key": key}} for key in cursors],
-        )
         deleted = forget(self.store, thread_id, [memory for _, memory in rows])
         self._ledger.forget([key for key, _ in rows])
         return deleted
@@ -640,6 +658,19 @@ def _names(config: ExtractionConfig, strategies: Sequence[str] | None) -> list[s
     if unknown:
         raise ValueError(f"no strategy named {unknown[0]!r}; configured: {', '.join(known)}")
     return list(strategies)
+
+
+def _not_before_forget(
+    cursor: Cursor, message_id: str | None, checkpoint_id: str | None
+) -> tuple[str | None, str | None]:
+    """Where a replay from (`checkpoint_id`, `message_id`) starts: at the cursor when the
+    thread was forgotten and the replay would start earlier than that (checkpoint ids
+    sort by time)."""
+    if cursor.forgotten_message is None:
+        return checkpoint_id, message_id
+    if checkpoint_id is None or (cursor.checkpoint_id or "") > checkpoint_id:
+        return cursor.checkpoint_id, cursor.message_id
+    return checkpoint_id, message_id
 
 
 def _behind(cursor: Cursor | None) -> str:

@@ -1,0 +1,321 @@
+"""What a user relies on when things go wrong (docs/strategies.md, "Guarantees"): a run
+killed at any request and retried ends in the memories of an uninterrupted run, for every
+strategy and decision; the newest evidence wins whatever order runs come in; the same fact
+is one memory that knows every conversation that stated it; forgetting removes one source
+and sticks; tokens are counted even when a run fails."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from langgraph.store.dynamodb.extraction import (
+    EpisodicMemory,
+    ExtractionError,
+    SessionSummaries,
+    TenantOverride,
+)
+from langgraph.store.dynamodb.recall.fields import (
+    CURRENT,
+    CURRENT_ONLY,
+    SOURCES,
+    STATUS,
+    SUPERSEDED_BY,
+    SUPERSEDES,
+)
+from langgraph.store.dynamodb.testing import mock_aws
+
+from tests.support import FakeClock
+
+from .conftest import NAMESPACE, TENANT, Tables, open_tables
+from .test_exactly_once import Crash, Deaths
+
+
+def snapshot(tables: Tables, tenant: str = TENANT) -> dict[Any, tuple[Any, ...]]:
+    """Every memory of the tenant by its namespace under the tenant and its text: its
+    status, the texts it links to, its sources and revisions (no keys, no times)."""
+    items = [
+        (namespace[2:], item)
+        for namespace in tables.store.list_namespaces(prefix=("memories", tenant))
+        for item in tables.store.search(namespace, limit=100)
+    ]
+    text = {item.key: item.value.get("text") for _, item in items}
+    found = {}
+    for namespace, item in items:
+        v = item.value
+        found[(namespace, v.get("text"))] = (
+            v.get(STATUS),
+            text.get(v.get(SUPERSEDED_BY)),
+            text.get(v.get(SUPERSEDES)),
+            sorted(v.get(SOURCES, {})),
+            [r["content"].get("text") for r in v.get("revisions", [])],
+        )
+    assert len(found) == len(items), "two memories with one text"
+    return found
+
+
+def current(tables: Tables) -> list[str]:
+    return sorted(i.value["text"] for i in tables.store.search(NAMESPACE, filter=CURRENT_ONLY))
+
+
+def count_requests(tables: Tables, action: Callable[[], object]) -> int:
+    sent = 0
+
+    def count(**_: Any) -> None:
+        nonlocal sent
+        sent += 1
+
+    clients = [tables.store.client, tables.saver.client]
+    for client in clients:
+        client.meta.events.register("after-call", count)
+    action()
+    for client in clients:
+        client.meta.events.unregister("after-call", count)
+    return sent
+
+
+summaries = TenantOverride(
+    strategies=[SessionSummaries(name="summary"), EpisodicMemory(name="episodes")]
+)
+
+
+def supersede(tables: Tables, tenant: str) -> None:
+    tables.say("t1", "My city is Oslo.", tenant=tenant)
+    tables.extractor.run(tenant, "t1")
+    tables.say("t2", "Actually, my city is Bergen.", tenant=tenant)
+
+
+def revise(tables: Tables, tenant: str) -> None:
+    tables.extractor.set_tenant_override(tenant, summaries)
+    tables.say("t1", "Book a flight to Rome.", tenant=tenant)
+    tables.extractor.run(tenant, "t1")
+    tables.say("t1", "Also add a checked bag.", tenant=tenant)
+
+
+def one_current_city(found: dict[Any, tuple[Any, ...]]) -> None:
+    """Issue 40, 1: the retry used to find the new fact's text, decide no-op, and leave
+    the old fact current beside it."""
+    states = sorted((text, status) for (_, text), (status, *_) in found.items())
+    assert states == [("User's city is Bergen", CURRENT), ("User's city is Oslo", "superseded")]
+
+
+def merged_once(found: dict[Any, tuple[Any, ...]]) -> None:
+    """Issue 40, 2: a retry after the revision and before the cursor moved merged the
+    same messages again ("... checked bag. ... checked bag.")."""
+    assert all(str(text).count("checked bag") == 1 for _, text in found), found
+
+
+Scenario = Callable[[Tables, str], None]
+SCENARIOS: dict[str, tuple[Scenario, str, Callable[[dict[Any, tuple[Any, ...]]], None]]] = {
+    "a supersede": (supersede, "t2", one_current_city),
+    "a summary and a reflection revised in place": (revise, "t1", merged_once),
+}
+
+
+def killed_and_retried(
+    tables: Tables, name: str, clock: FakeClock, at: int | None, after: bool
+) -> tuple[dict[Any, Any], int]:
+    """The memories after scenario `name` runs in a tenant of its own and its last run
+    dies at its `at`-th request (before or after it applies; None: it does not) and is
+    retried once its lease lapses; and how many requests the run sent."""
+    scenario, thread, _ = SCENARIOS[name]
+    tenant = f"{TENANT}-{at}-{after}"
+    scenario(tables, tenant)
+    deaths = Deaths([tables.store.client, tables.saver.client])
+    deaths.arm(at, after)
+    sent = 0
+    try:
+        sent = count_requests(tables, lambda: tables.extractor.run(tenant, thread))
+    except ExtractionError as error:
+        assert isinstance(error.__cause__, Crash), error
+    deaths.arm(None, False)
+    clock.advance(tables.extractor.config().lease_seconds + 1)
+    tables.extractor.run(tenant, thread)
+    return snapshot(tables, tenant), sent
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_a_run_killed_at_any_request_and_retried_ends_as_an_uninterrupted_one(
+    name: str, clock: FakeClock
+) -> None:
+    check = SCENARIOS[name][2]
+    with mock_aws(), open_tables() as tables:
+        expected, requests = killed_and_retried(tables, name, clock, None, False)
+        assert requests > 3
+        check(expected)
+        for at in range(requests):
+            for after in (False, True):
+                found, _ = killed_and_retried(tables, name, clock, at, after)
+                where = f"killed {'after' if after else 'before'} request {at}"
+                assert found == expected, where
+                check(found)
+
+
+@pytest.fixture
+def tables() -> Iterator[Tables]:
+    with mock_aws(), open_tables() as opened:
+        yield opened
+
+
+def test_forget_sticks_against_late_requests_and_the_next_turn(tables: Tables) -> None:
+    """Issue 40, 3: a late or duplicate request, or the next turn, re-formed every
+    forgotten memory (a missing cursor restarted at the first message)."""
+    tables.say("t1", "My dog is Rex.")
+    tables.extractor.run(TENANT, "t1")
+    tables.extractor.forget_thread(TENANT, "t1")
+    tables.extractor.run(TENANT, "t1")  # a late request
+    assert tables.facts() == []
+    tables.say("t1", "I own a boat.")
+    tables.extractor.run(TENANT, "t1")
+    assert tables.facts() == ["User owns a boat"]
+    tables.extractor.replay(TENANT, "t1")
+    assert tables.facts() == ["User owns a boat"]
+
+
+def test_forgetting_one_of_several_conversations_keeps_the_fact(tables: Tables) -> None:
+    """Issue 40, 4: only the first source was recorded; forgetting it deleted a fact
+    that other conversations still state."""
+    for thread in ("t1", "t2", "t3"):
+        tables.say(thread, "My dog is Rex.")
+        tables.extractor.run(TENANT, thread)
+    (memory,) = tables.store.search(NAMESPACE)
+    assert sorted(memory.value[SOURCES]) == ["t1", "t2", "t3"]
+    assert tables.extractor.forget_thread(TENANT, "t1") == 0
+    (memory,) = tables.store.search(NAMESPACE)
+    assert sorted(memory.value[SOURCES]) == ["t2", "t3"]
+    assert memory.value["provenance"]["thread_id"] != "t1"
+    assert tables.extractor.forget_thread(TENANT, "t3") == 0
+    assert tables.extractor.forget_thread(TENANT, "t2") == 1
+    assert tables.facts() == []
+
+
+def test_forgetting_the_middle_of_a_chain_leaves_one_current_fact(tables: Tables) -> None:
+    """Issue 40, 5: forgetting B of A -> B -> C made A current again beside C."""
+    for thread, city in (("t1", "Oslo"), ("t2", "Bergen"), ("t3", "Paris")):
+        tables.say(thread, f"Actually, my city is {city}.")
+        tables.extractor.run(TENANT, thread)
+    assert current(tables) == ["User's city is Paris"]
+    tables.extractor.forget_thread(TENANT, "t2")
+    assert current(tables) == ["User's city is Paris"]
+    tables.extractor.forget_thread(TENANT, "t3")
+    assert current(tables) == ["User's city is Oslo"]
+
+
+def test_replaying_an_older_conversation_never_overturns_a_newer_fact(tables: Tables) -> None:
+    """Issue 40, 6: a replay of Monday's "Oslo" made it current over Friday's "Bergen",
+    each marked as superseding the other."""
+    tables.say("monday", "My city is Oslo. I prefer tea.")
+    tables.extractor.run(TENANT, "monday")
+    tables.say("friday", "Actually, my city is Bergen. Actually, I prefer coffee.")
+    tables.extractor.run(TENANT, "friday")
+    before = snapshot(tables)
+    tables.extractor.replay(TENANT, "monday")
+    assert snapshot(tables) == before
+    assert current(tables) == ["User prefers coffee", "User's city is Bergen"]
+
+
+def test_an_older_conversation_processed_late_does_not_overturn_a_newer_one(
+    tables: Tables,
+) -> None:
+    """Newest evidence wins by when the user said it, not when it was processed."""
+    tables.say("monday", "My city is Oslo.")
+    tables.say("friday", "Actually, my city is Bergen.")
+    tables.extractor.run(TENANT, "friday")
+    tables.extractor.run(TENANT, "monday")
+    assert current(tables) == ["User's city is Bergen"]
+
+
+def test_the_same_fact_from_threads_running_at_once_is_one_memory(tables: Tables) -> None:
+    """Issue 40, 7: three threads of one user stating one fact in one worker batch ran
+    at once, and each added it."""
+    threads = ("t1", "t2", "t3")
+    for thread in threads:
+        tables.say(thread, "My dog is Rex.")
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        list(pool.map(lambda t: tables.extractor.run(TENANT, t), threads))
+    (memory,) = tables.store.search(NAMESPACE)
+    assert sorted(memory.value[SOURCES]) == list(threads)
+
+
+def test_a_fact_that_becomes_true_again_is_current_again(tables: Tables) -> None:
+    """Issue 40, 11: Oslo, then Bergen, then Oslo again."""
+    for thread, text in (
+        ("t1", "My city is Oslo."),
+        ("t2", "Actually, my city is Bergen."),
+        ("t3", "Actually, my city is Oslo."),
+    ):
+        tables.say(thread, text)
+        tables.extractor.run(TENANT, thread)
+    assert current(tables) == ["User's city is Oslo"]
+    tables.extractor.forget_thread(TENANT, "t3")
+    assert current(tables) == ["User's city is Bergen"]
+
+
+class Spent:
+    """The tokens the emulated Bedrock answered with, per Converse call; `hook(n)` runs
+    after the n-th call (0-based) before the caller sees the answer."""
+
+    def __init__(self, tables: Tables, hook: Callable[[int], None]) -> None:
+        self.tokens: list[int] = []
+        self.hook = hook
+        config = tables.extractor.config()
+        model: Any = tables.extractor.chat_model(config.model_for(config.strategies[0]))
+        model.client.meta.events.register("after-call.bedrock-runtime.Converse", self._after)
+
+    def _after(self, parsed: dict[str, Any], **_: Any) -> None:
+        self.tokens.append(int(parsed["usage"]["totalTokens"]))
+        self.hook(len(self.tokens) - 1)
+
+
+def used(tables: Tables, clock: FakeClock) -> int:
+    return tables.extractor._budget.used(TENANT, clock.now())
+
+
+class Refused(Exception):
+    """The consolidation call's answer was lost."""
+
+
+def test_tokens_count_when_the_consolidation_call_raises(tables: Tables, clock: FakeClock) -> None:
+    """Issue 40, 12: a run's tokens went uncounted when the consolidation call raised.
+    The extraction call's answer arrived and counts; the consolidation call's answer was
+    lost on the way, so no one can count it."""
+    tables.say("t1", "My city is Oslo.")
+    tables.extractor.run(TENANT, "t1")
+    tables.say("t2", "Actually, my city is Bergen.")
+    before = used(tables, clock)
+
+    def refuse(call: int) -> None:
+        if call == 1:
+            raise Refused("the consolidation call's answer was lost")
+
+    spent = Spent(tables, refuse)
+    with pytest.raises(ExtractionError):
+        tables.extractor.run(TENANT, "t2")
+    assert len(spent.tokens) == 2
+    assert used(tables, clock) - before == spent.tokens[0]
+
+
+def test_tokens_count_when_the_lease_lapsed_during_the_run(
+    tables: Tables, clock: FakeClock
+) -> None:
+    """Issue 40, 12: a run whose lease lapsed during its model call (another run took
+    the thread over) did not count its tokens."""
+    tables.say("t1", "My city is Oslo.")
+    lease = tables.extractor.config().lease_seconds
+
+    def take_over(call: int) -> None:
+        if call == 0:  # the other run is another Lambda: another thread, its own context
+            clock.advance(lease + 1)
+            other = threading.Thread(target=tables.extractor.run, args=(TENANT, "t1"))
+            other.start()
+            other.join()
+
+    spent = Spent(tables, take_over)
+    (run,) = tables.extractor.run(TENANT, "t1").runs
+    assert run.skipped is not None and "lease" in run.skipped
+    assert len(spent.tokens) == 2
+    assert used(tables, clock) == sum(spent.tokens)
+    assert tables.facts() == ["User's city is Oslo"]
