@@ -42,7 +42,7 @@ from langgraph.store.dynamodb.extraction.engine.reader import (
     window,
 )
 from langgraph.store.dynamodb.extraction.engine.settings_rows import SettingsRows
-from langgraph.store.dynamodb.extraction.strategies.errors import ExtractionError
+from langgraph.store.dynamodb.extraction.strategies.errors import ExtractionError, ThreadBusyError
 from langgraph.store.dynamodb.extraction.strategies.model_call import (
     Tally,
     bedrock_model,
@@ -186,8 +186,8 @@ class Extractor:
 
     def run(self, tenant: str, thread_id: str) -> RunReport:
         """Extract the thread's new messages for every strategy whose trigger is due,
-        under each strategy's cursor lease; raises `ExtractionError` on a permanent
-        failure."""
+        under each strategy's cursor lease; raises `ExtractionError` when it fails
+        (`transient`: whether a later run may succeed)."""
         return self._run(tenant, thread_id, only=None, force=False)
 
     def replay(
@@ -200,7 +200,8 @@ class Extractor:
     ) -> RunReport:
         """Reprocess the thread's messages after `after_checkpoint` (None: from the start)
         for the named strategies (None: all). Memories keep their provenance keys, so a
-        replay rewrites them and never duplicates."""
+        replay rewrites them and never duplicates. `ThreadBusyError` while a run holds the
+        thread."""
         config = self._tenant_config(tenant)
         names = _names(config, strategies)
         message_id = None
@@ -216,7 +217,7 @@ class Extractor:
                 tenant, thread_id, name, owner, now + config.lease_seconds, now
             )
             if cursor is None:
-                raise RuntimeError(
+                raise ThreadBusyError(
                     f"a run holds thread {thread_id!r} for {name}; replay once it ends "
                     f"(at most {config.lease_seconds:.0f} s)"
                 )
