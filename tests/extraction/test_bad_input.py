@@ -1,7 +1,8 @@
 """Bad input to consolidation and extraction: a consolidation answer that does not fit is
 asked again once, then recorded with nothing written; an answer naming a memory it was not
 shown is refused; instructions planted in a thread cannot write outside the strategy's
-namespace of the thread's own tenant."""
+namespace of the thread's own tenant. A bad config built in Python is one line naming the
+setting, and every number is bounded, so none that is accepted makes every run fail."""
 
 from __future__ import annotations
 
@@ -10,11 +11,15 @@ from collections.abc import Iterator
 import pytest
 from langchain_core.messages import AIMessage
 from langgraph.store.dynamodb.extraction import (
+    Consolidation,
     CustomStrategy,
     ExtractionConfig,
+    ExtractionConfigError,
     NearestConsolidator,
     SemanticFacts,
+    TenantOverride,
 )
+from langgraph.store.dynamodb.extraction.engine.config import Limits
 from langgraph.store.dynamodb.testing import ScriptedChatModel, mock_aws, tool_call
 
 from tests.support import scan_table
@@ -113,3 +118,47 @@ def test_planted_instructions_cannot_write_outside_the_templates_namespace(
 def tables() -> Iterator[Tables]:
     with mock_aws(), open_tables(consolidator=NearestConsolidator()) as opened:
         yield opened
+
+
+BAD_SETTINGS = [
+    (lambda: ExtractionConfig(lease_seconds=1e300), "config: lease_seconds: "),
+    (lambda: ExtractionConfig(lease_seconds=float("inf")), "config: lease_seconds: "),
+    (lambda: ExtractionConfig(lease_seconds=0), "config: lease_seconds: "),
+    (lambda: ExtractionConfig(modle_id="x"), "config: modle_id: Extra inputs"),
+    (lambda: ExtractionConfig(limits={"daily_tokens": 10**30}), "config: limits.daily_tokens: "),
+    (
+        lambda: ExtractionConfig(limits={"max_window_messages": 10**9}),
+        "config: limits.max_window_messages: ",
+    ),
+    (lambda: Limits(max_window_tokens=10**12), "limits: max_window_tokens: "),
+    (lambda: Consolidation(k=0), "consolidation: k: "),
+    (lambda: TenantOverride(enabled="maybe"), "override: enabled: "),
+    (
+        lambda: ExtractionConfig(
+            strategies=[{"kind": "semantic_facts", "name": "f", "trigger": {"idle_seconds": 1e300}}]
+        ),
+        "config: strategies.trigger.idle_seconds: ",
+    ),
+    (
+        lambda: ExtractionConfig(strategies=[{"kind": "nope"}]),
+        "config: strategies: unknown strategy kind 'nope'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("build", "starts"), BAD_SETTINGS, ids=[s for _, s in BAD_SETTINGS])
+def test_a_bad_setting_in_python_is_one_line_naming_it(build: object, starts: str) -> None:
+    """Not pydantic's dump: one `ExtractionConfigError` line, as `set_config` raises."""
+    with pytest.raises(ExtractionConfigError) as error:
+        build()  # type: ignore[operator]
+    message = str(error.value)
+    assert "\n" not in message and message.startswith(starts), message
+
+
+def test_the_longest_lease_accepted_still_runs(tables: Tables) -> None:
+    tables.extractor.set_config(
+        tables.extractor.config().model_copy(update={"lease_seconds": 3600})
+    )
+    tables.say("t1", "I prefer green tea.")
+    (run,) = tables.extractor.run(TENANT, "t1").runs
+    assert run.skipped is None and tables.facts() == ["User prefers green tea"]
