@@ -42,6 +42,11 @@ from langgraph.store.dynamodb.extraction.engine.reader import (
     window,
 )
 from langgraph.store.dynamodb.extraction.engine.settings_rows import SettingsRows
+from langgraph.store.dynamodb.extraction.engine.tenantless import (
+    NO_TENANT,
+    check_untenanted,
+    holds_untenanted_threads,
+)
 from langgraph.store.dynamodb.extraction.strategies.errors import ExtractionError, ThreadBusyError
 from langgraph.store.dynamodb.extraction.strategies.model_call import (
     Tally,
@@ -169,8 +174,15 @@ class Extractor:
         return self._settings.load(None)[0]
 
     def set_config(self, config: ExtractionConfig) -> None:
-        """Check and save the table's config (nothing is saved when a check fails)."""
-        self._settings.save(None, config.checked())
+        """Check and save the table's config (nothing is saved when a check fails). When
+        this extractor's saver has no tenant_key, or the table holds threads of one that
+        has none, a config those threads cannot run with is refused (`tenantless`)."""
+        checked = config.checked()
+        if self.saver.tenant_key is None or holds_untenanted_threads(
+            self.store.client, self.store.table_name
+        ):
+            check_untenanted(checked.with_override(self.tenant_override(NO_TENANT)))
+        self._settings.save(None, checked)
 
     def tenant_override(self, tenant: str) -> TenantOverride | None:
         """A tenant's override, if one was saved."""
@@ -179,7 +191,9 @@ class Extractor:
     def set_tenant_override(self, tenant: str, override: TenantOverride | None) -> None:
         """Check (against the table's config) and save a tenant's override; None removes it."""
         if override is not None:
-            self.config().with_override(override)
+            effective = self.config().with_override(override)
+            if tenant == NO_TENANT:
+                check_untenanted(effective)
         self._settings.save(_tenant(tenant), override)
 
     # Running
