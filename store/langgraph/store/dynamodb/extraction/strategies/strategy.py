@@ -209,7 +209,10 @@ def register(cls: StrategyType) -> StrategyType:
 
 def strategy_from(settings: Mapping[str, Any]) -> Strategy:
     """The strategy `settings` describe (`{"kind": ..., "name": ..., ...}`); pydantic's
-    ValidationError or ValueError naming the kind when it is unknown."""
+    ValidationError or ValueError naming the kind when it is unknown, or when `settings`
+    are no mapping."""
+    if not isinstance(settings, Mapping):
+        raise ValueError(f"a strategy is an object of settings, got {type(settings).__name__}")
     kind = settings.get("kind")
     if kind not in STRATEGIES:
         raise ValueError(f"unknown strategy kind {kind!r}; known: {', '.join(sorted(STRATEGIES))}")
