@@ -199,6 +199,36 @@ def test_a_throttled_run_is_delivered_again_and_its_memories_form(flow: Pipeline
     assert throttled.dead_letters() == []
 
 
+@pytest.mark.parametrize(
+    "code", ["ThrottlingException", "ModelTimeoutException", "ServiceUnavailableException"]
+)
+def test_a_busy_model_is_delivered_again_and_its_memories_form(flow: Pipeline, code: str) -> None:
+    """Bedrock answers the run's first Converse with `code`, past botocore's retries: the
+    record fails alone and the next delivery forms the memories."""
+    from langchain_aws import ChatBedrockConverse
+
+    left = iter(range(1))
+    layers: list[FaultLayer] = []
+
+    def busy_model(model_id: str) -> BaseChatModel:
+        retries = Config(retries={"mode": "standard", "total_max_attempts": 1})
+        client = boto3.client("bedrock-runtime", region_name=REGION, config=retries)
+        layers.append(
+            FaultLayer(client, rate=1.0, kinds=(code,), when=lambda *_: next(left, None) == 0)
+        )
+        return ChatBedrockConverse(model=model_id, client=client, region_name=REGION)
+
+    tables = flow.tables
+    busy = pipeline(tables, Extractor(tables.store, tables.saver, model=busy_model))
+    tables.say("t1", "I prefer green tea.")
+    assert drain_stream(TABLE, busy.consumer.handle, filter_patterns=EXTRACTION_PATTERNS).ok
+    report = drain_queue(busy.queue_url, busy.worker.handle, client=busy.sqs)
+    assert [layer.injected[code] for layer in layers] == [1]
+    assert (report.retries, report.delivered) == (1, 1)
+    assert tables.facts() == ["User prefers green tea"]
+    assert busy.dead_letters() == []
+
+
 def test_a_permanent_table_error_is_dead_lettered_with_its_reason(flow: Pipeline) -> None:
     tables = flow.tables
     saver, _ = saver_failing("AccessDeniedException", queries=1)
