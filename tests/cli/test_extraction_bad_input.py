@@ -74,8 +74,11 @@ def test_config_set_refuses_a_template_threads_without_a_tenant_cannot_fill(
         "[" * 100_000,
         '{"strategies": ' + "[" * 900 + "]" * 900 + "}",
         '{"limits": ' + '{"a": ' * 900 + "1" + "}" * 901,
+        '{"strategies": [{"kind": "custom", "name": "c", "namespace": ["m"], '
+        '"instructions": "x", "output_schema": {"type": "object", "properties": '
+        '{"p": {"type": "string", "x": ' + '{"a": ' * 900 + "1" + "}" * 900 + "}}}}]}",
     ],
-    ids=["deeper than JSON", "nested strategies", "nested limits"],
+    ids=["deeper than JSON", "nested strategies", "nested limits", "nested output schema"],
 )
 def test_config_set_with_deeply_nested_json_is_one_line(tables: Tables, text: str) -> None:
     one_line_error(cli("extraction", "config", "set", text), BAD_INPUT)

@@ -85,9 +85,8 @@ def set_config(
             found.set_tenant_override(tenant, None)
         else:
             found.set_tenant_override(tenant, parse(TenantOverride, _object(data), "override"))
-    except (ExtractionConfigError, RecursionError) as error:
-        why = "nested too deeply" if isinstance(error, RecursionError) else error
-        raise CliError(f"Not saved: {why}", BAD_INPUT) from None
+    except ExtractionConfigError as error:
+        raise CliError(f"Not saved: {error}", BAD_INPUT) from None
     where = f"tenant {tenant!r}'s override" if tenant is not None else "the extraction config"
     done(target, {"saved": where}, f"Saved {where} on {target.table}.")
 

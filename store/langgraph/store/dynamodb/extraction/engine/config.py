@@ -17,7 +17,15 @@ from langgraph.store.dynamodb.extraction.strategies.strategy import (
     Strategy,
     strategy_from,
 )
-from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializeAsAny,
+    ValidationError,
+    field_validator,
+)
+from pydantic_core import PydanticSerializationError
 
 # The ranges of the numeric settings.
 MAX_DAILY_TOKENS = 10**12
@@ -105,7 +113,8 @@ class ExtractionConfig(Settings):
 
     def checked(self) -> ExtractionConfig:
         """This config once the rules across fields hold: known models, unique strategy
-        names, templates naming only the thread's values."""
+        names, templates naming only the thread's values, and it stores as JSON (not
+        nested too deeply)."""
         if not is_known(self.model_id):
             raise ExtractionConfigError(_unknown_model("model_id", self.model_id))
         seen: set[str] = set()
@@ -123,6 +132,11 @@ class ExtractionConfig(Settings):
                     f"{', '.join(f'{{{k}}}' for k in (*THREAD_VALUES, *self.thread_keys))} "
                     f"or add {missing[0]!r} to thread_keys"
                 )
+        try:
+            self.model_dump_json()
+        except PydanticSerializationError as error:
+            why = str(error).rsplit(": ", 1)[-1]
+            raise ExtractionConfigError(f"config: cannot be stored as JSON: {why}") from None
         return self
 
     def with_override(self, override: TenantOverride | None) -> ExtractionConfig:
