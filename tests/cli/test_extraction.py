@@ -61,7 +61,9 @@ def test_config_status_and_replay(cli: Cli) -> None:
         time.sleep(0.25)
     assert [(s["thread_id"], s["caught_up"], s["memories"]) for s in after] == [("t1", True, 1)]
     again = cli.json("extraction", "replay", "t1", "--tenant", "acme", *table)
-    assert again == [{"strategy": "facts", "written": 0, "model_calls": 1, "skipped": None}]
+    assert again == [
+        {"strategy": "facts", "written": 0, "unchanged": 1, "model_calls": 1, "skipped": None}
+    ]
     found = cli.json("search", "memories.acme.facts", *table)
     assert [item["value"]["text"] for item in found] == ["User prefers green tea"]
     table_view = cli("extraction", "status", "--tenant", "acme", *table)

@@ -1,8 +1,9 @@
 """The trigger topology, end to end on the emulation: a turn's checkpoint on the stream,
 routed by the stream consumer to the extraction queue, delivered (as Lambda's SQS event
 source does) to the extraction worker, which forms the memories off the hot path; the
-idle trigger's debounce through a delayed message; a permanent failure, a malformed
-message and a retried one on the dead-letter queue, each naming its thread and checkpoint."""
+idle trigger's debounce through a delayed message; a throttled run delivered again until
+its memories form; a permanent failure, a malformed message and a retried one on the
+dead-letter queue, each naming its thread and checkpoint."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from typing import Any
 
 import boto3
 import pytest
+from botocore.config import Config
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
+from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb.embedders.build import embedder
 from langgraph.store.dynamodb.extraction import Extractor, SemanticFacts, Trigger
 from langgraph.store.dynamodb.extraction.worker.queue_worker import ExtractionWorker
@@ -24,6 +27,7 @@ from langgraph.store.dynamodb.stream.consumer import EXTRACTION_PATTERNS, Stream
 from langgraph.store.dynamodb.testing import drain_stream, mock_aws
 from langgraph.store.dynamodb.testing.queues import advance_queue, drain_queue
 
+from tests.fault.layer import FaultLayer
 from tests.support import FakeClock
 
 from .conftest import TABLE, TENANT, Tables, facts_config, open_tables
@@ -157,6 +161,84 @@ def test_a_permanent_failure_goes_to_the_dead_letter_queue_naming_thread_and_che
     request = ExtractionRequest.parse(letter["Body"])
     assert (request.tenant, request.thread_id, request.checkpoint_id) == (TENANT, "t1", checkpoint)
     assert request.reason is not None and "not authorized" in request.reason
+    assert tables.facts() == []
+
+
+def saver_failing(code: str, queries: int) -> tuple[DynamoDBSaver, FaultLayer]:
+    """A saver (botocore retrying once) whose first `queries` Query requests DynamoDB
+    answers with error `code`."""
+    saver = DynamoDBSaver(
+        TABLE,
+        region_name=REGION,
+        tenant_key="tenant",
+        boto_config=Config(retries={"mode": "standard", "total_max_attempts": 2}),
+    )
+    left = iter(range(queries))
+    layer = FaultLayer(
+        saver.client,
+        rate=1.0,
+        kinds=(code,),
+        when=lambda operation, _: operation == "Query" and next(left, None) is not None,
+    )
+    return saver, layer
+
+
+def test_a_throttled_run_is_delivered_again_and_its_memories_form(flow: Pipeline) -> None:
+    """DynamoDB throttles the run's reads past botocore's retries: the record fails alone,
+    SQS delivers it again, and that run forms the turn's memories; nothing is
+    dead-lettered."""
+    tables = flow.tables
+    saver, layer = saver_failing("ProvisionedThroughputExceededException", queries=2)
+    throttled = pipeline(tables, Extractor(tables.store, saver))
+    tables.say("t1", "I prefer green tea.")
+    assert drain_stream(TABLE, throttled.consumer.handle, filter_patterns=EXTRACTION_PATTERNS).ok
+    report = drain_queue(throttled.queue_url, throttled.worker.handle, client=throttled.sqs)
+    assert layer.injected["ProvisionedThroughputExceededException"] == 2
+    assert (report.retries, report.delivered) == (1, 1)
+    assert tables.facts() == ["User prefers green tea"]
+    assert throttled.dead_letters() == []
+
+
+@pytest.mark.parametrize(
+    "code", ["ThrottlingException", "ModelTimeoutException", "ServiceUnavailableException"]
+)
+def test_a_busy_model_is_delivered_again_and_its_memories_form(flow: Pipeline, code: str) -> None:
+    """Bedrock answers the run's first Converse with `code`, past botocore's retries: the
+    record fails alone and the next delivery forms the memories."""
+    from langchain_aws import ChatBedrockConverse
+
+    left = iter(range(1))
+    layers: list[FaultLayer] = []
+
+    def busy_model(model_id: str) -> BaseChatModel:
+        retries = Config(retries={"mode": "standard", "total_max_attempts": 1})
+        client = boto3.client("bedrock-runtime", region_name=REGION, config=retries)
+        layers.append(
+            FaultLayer(client, rate=1.0, kinds=(code,), when=lambda *_: next(left, None) == 0)
+        )
+        return ChatBedrockConverse(model=model_id, client=client, region_name=REGION)
+
+    tables = flow.tables
+    busy = pipeline(tables, Extractor(tables.store, tables.saver, model=busy_model))
+    tables.say("t1", "I prefer green tea.")
+    assert drain_stream(TABLE, busy.consumer.handle, filter_patterns=EXTRACTION_PATTERNS).ok
+    report = drain_queue(busy.queue_url, busy.worker.handle, client=busy.sqs)
+    assert [layer.injected[code] for layer in layers] == [1]
+    assert (report.retries, report.delivered) == (1, 1)
+    assert tables.facts() == ["User prefers green tea"]
+    assert busy.dead_letters() == []
+
+
+def test_a_permanent_table_error_is_dead_lettered_with_its_reason(flow: Pipeline) -> None:
+    tables = flow.tables
+    saver, _ = saver_failing("AccessDeniedException", queries=1)
+    refused = pipeline(tables, Extractor(tables.store, saver))
+    checkpoint = tables.say("t1", "I prefer green tea.")
+    refused.deliver()
+    [letter] = refused.dead_letters()
+    request = ExtractionRequest.parse(letter["Body"])
+    assert (request.thread_id, request.checkpoint_id) == ("t1", checkpoint)
+    assert request.reason is not None and "AccessDenied" in request.reason
     assert tables.facts() == []
 
 

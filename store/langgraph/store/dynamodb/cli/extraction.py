@@ -7,22 +7,23 @@ extraction got, and a replay of a thread. Threads are those of savers keyed by t
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from langgraph.store.dynamodb.cli.errors import BAD_INPUT, CliError, friendly
-from langgraph.store.dynamodb.cli.output import console, done, print_json
-from langgraph.store.dynamodb.cli.target import Target, targeted
+from langgraph.store.dynamodb.cli.output import console, counted, done, print_json
+from langgraph.store.dynamodb.cli.target import Target, load_json, targeted
 from langgraph.store.dynamodb.extraction import (
     ExtractionConfig,
     ExtractionConfigError,
     Extractor,
     TenantOverride,
+    ThreadBusyError,
 )
 from langgraph.store.dynamodb.extraction.engine.config import parse
+from langgraph.store.dynamodb.extraction.engine.extractor import StrategyRun
 from rich.table import Table
 
 app = typer.Typer(
@@ -75,10 +76,7 @@ def set_config(
     With --tenant: that tenant's override (`null` removes it). A wrong setting is one
     line naming it, and nothing is saved."""
     text = Path(settings[1:]).read_text() if settings.startswith("@") else settings
-    try:
-        data = json.loads(text)
-    except ValueError as error:
-        raise CliError(f"The config is not JSON: {error}", BAD_INPUT) from None
+    data = load_json(text, "the config")
     found = extractor(target)
     try:
         if tenant is None:
@@ -153,25 +151,36 @@ def replay(
 ) -> None:
     """Reprocess a thread from a point (the start by default).
 
-    Its memories keep their keys, so a replay rewrites them and never duplicates."""
+    Its memories keep their keys, so a replay rewrites them and never duplicates. Per
+    strategy: the model calls, the memories written, those already known (unchanged), and
+    why it stopped, if it did. Exit 2 while a run holds the thread."""
     try:
         report = extractor(target).replay(
             tenant, thread_id, after_checkpoint=after, strategies=strategy
         )
-    except ValueError as error:
+    except (ValueError, ThreadBusyError) as error:
         raise CliError(str(error), BAD_INPUT) from None
     runs = [
         {
             "strategy": run.strategy,
             "written": len(run.written),
+            "unchanged": run.unchanged,
             "model_calls": run.model_calls,
             "skipped": run.skipped,
         }
         for run in report.runs
     ]
-    lines = [
-        f"{run['strategy']}: {run['written']} memories written"
-        + (f" ({run['skipped']})" if run["skipped"] else "")
-        for run in runs
-    ]
+    lines = [_replayed(run) for run in report.runs]
     done(target, runs, "; ".join(lines) or "No strategy configured.")
+
+
+def _replayed(run: StrategyRun) -> str:
+    """What a replay did for one strategy, in words."""
+    if run.model_calls == 0 and run.skipped:
+        return f"{run.strategy}: nothing replayed ({run.skipped})"
+    did = (
+        f"{run.strategy}: {counted(run.model_calls, 'model call')}, "
+        f"{counted(len(run.written), 'memory', 'memories')} written, "
+        f"{counted(run.unchanged, 'memory', 'memories')} already known"
+    )
+    return did + (f"; stopped: {run.skipped}" if run.skipped else "")

@@ -24,3 +24,8 @@ def done(target: Target, data: Any, message: str) -> None:
         print_json(data)
     else:
         console.print(f"[green]✓[/] {message}")
+
+
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """`n` things in words: "1 memory", "2 memories" (`many` defaults to `one` + "s")."""
+    return f"{n} {one if n == 1 else many or one + 's'}"

@@ -236,14 +236,19 @@ def parse_namespace(text: str) -> Namespace:
     return tuple(text.split(".")) if text else ()
 
 
-def parse_object(text: str, what: str) -> dict[str, Any]:
-    """`text` as a JSON object, or a one-line `CliError` naming `what` and the problem."""
+def load_json(text: str, what: str) -> Any:
+    """`text` as JSON, or a one-line `CliError` naming `what` and the problem."""
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except RecursionError:
         raise CliError(f"Not valid JSON in {what}: nested too deeply.") from None
     except ValueError as error:
         raise CliError(f"Not valid JSON in {what}: {error}") from None
+
+
+def parse_object(text: str, what: str) -> dict[str, Any]:
+    """`text` as a JSON object, or a one-line `CliError` naming `what` and the problem."""
+    data = load_json(text, what)
     if not isinstance(data, dict):
         raise CliError(f"{what} must be a JSON object, got {type(data).__name__}: {text:.80}")
     return data

@@ -24,7 +24,7 @@ from langgraph.store.dynamodb.cli.errors import (
     stderr,
 )
 from langgraph.store.dynamodb.cli.files import replacing
-from langgraph.store.dynamodb.cli.output import console, done, print_json
+from langgraph.store.dynamodb.cli.output import console, counted, done, print_json
 from langgraph.store.dynamodb.cli.target import Target, targeted
 from rich.table import Table
 
@@ -189,16 +189,22 @@ def forget(target: Target, thread_id: ThreadArg, tenant: TenantOpt = None) -> No
 
     Delete the memories only it formed, roll memories it updated back to their version
     from another thread, bring back what it superseded. The thread itself stays
-    (`threads rm` deletes it)."""
+    (`threads rm` deletes it). Exit 1 when the table knows no such thread (neither its
+    checkpoints nor its extraction)."""
     from langgraph.store.dynamodb.extraction import Extractor
 
-    extractor = Extractor(target.store(), target.saver(tenant))
+    saver = target.saver(tenant)
+    extractor = Extractor(target.store(), saver)
+    ran = any(s.last_run_at is not None for s in extractor.status(tenant or "", thread_id))
+    if not ran and saver.count_checkpoints(thread_id) == 0:
+        raise _no_thread(target, thread_id, tenant)
     deleted = extractor.forget_thread(tenant or "", thread_id)
     done(
         target,
         {"thread_id": thread_id, "tenant": tenant, "deleted": deleted},
-        f"forgot thread {thread_id}{_of(tenant)}: {deleted} memorie(s) deleted, "
-        "the rest rolled back",
+        f"forgot thread {thread_id}{_of(tenant)}: "
+        f"{counted(deleted, 'memory', 'memories')} only it formed deleted; any memory it "
+        "changed is back to its version from another thread",
     )
 
 

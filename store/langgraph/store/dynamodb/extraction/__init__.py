@@ -45,6 +45,7 @@ from langgraph.store.dynamodb.extraction.strategies.episodic import EpisodicMemo
 from langgraph.store.dynamodb.extraction.strategies.errors import (
     ExtractionError,
     MalformedAnswerError,
+    ThreadBusyError,
 )
 from langgraph.store.dynamodb.extraction.strategies.preferences import UserPreferences
 from langgraph.store.dynamodb.extraction.strategies.semantic_facts import SemanticFacts
@@ -83,6 +84,7 @@ __all__ = [
     "StrategyStatus",
     "Supersede",
     "TenantOverride",
+    "ThreadBusyError",
     "Transcript",
     "Trigger",
     "Update",

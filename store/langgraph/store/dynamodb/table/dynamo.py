@@ -22,6 +22,7 @@ from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotoConnectionError
 from langgraph.store.dynamodb.table.errors import plain_moto
 from langgraph.store.dynamodb.table.schema import PK, SK
+from langgraph.store.dynamodb.table.transient import UnprocessedError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -312,7 +313,7 @@ def batch_get(
                 return found
             _backoff(round_number)
         left = len(pending[table]["Keys"])
-        raise RuntimeError(
+        raise UnprocessedError(
             f"BatchGetItem on {table} left {left} keys unprocessed after {MAX_BATCH_ROUNDS} "
             "rounds of retries (sustained throttling); retry the operation later."
         )
@@ -334,7 +335,7 @@ def batch_write(client: Any, table: str, requests: Sequence[dict[str, Any]]) -> 
             if not pending:
                 return
             _backoff(round_number)
-        raise RuntimeError(
+        raise UnprocessedError(
             f"BatchWriteItem on {table} left {len(pending)} writes unprocessed after "
             f"{MAX_BATCH_ROUNDS} rounds of retries (sustained throttling); retry later."
         )

@@ -49,8 +49,13 @@ from langgraph.store.dynamodb.extraction.engine.reader import (
     window,
 )
 from langgraph.store.dynamodb.extraction.engine.settings_rows import SettingsRows
+from langgraph.store.dynamodb.extraction.engine.tenantless import (
+    NO_TENANT,
+    check_untenanted,
+    holds_untenanted_threads,
+)
 from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
-from langgraph.store.dynamodb.extraction.strategies.errors import ExtractionError
+from langgraph.store.dynamodb.extraction.strategies.errors import ExtractionError, ThreadBusyError
 from langgraph.store.dynamodb.extraction.strategies.model_call import (
     Tally,
     bedrock_model,
@@ -177,8 +182,15 @@ class Extractor:
         return self._settings.load(None)[0]
 
     def set_config(self, config: ExtractionConfig) -> None:
-        """Check and save the table's config (nothing is saved when a check fails)."""
-        self._settings.save(None, config.checked())
+        """Check and save the table's config (nothing is saved when a check fails). When
+        this extractor's saver has no tenant_key, or the table holds threads of one that
+        has none, a config those threads cannot run with is refused (`tenantless`)."""
+        checked = config.checked()
+        if self.saver.tenant_key is None or holds_untenanted_threads(
+            self.store.client, self.store.table_name
+        ):
+            check_untenanted(checked.with_override(self.tenant_override(NO_TENANT)))
+        self._settings.save(None, checked)
 
     def tenant_override(self, tenant: str) -> TenantOverride | None:
         """A tenant's override, if one was saved."""
@@ -187,15 +199,17 @@ class Extractor:
     def set_tenant_override(self, tenant: str, override: TenantOverride | None) -> None:
         """Check (against the table's config) and save a tenant's override; None removes it."""
         if override is not None:
-            self.config().with_override(override)
+            effective = self.config().with_override(override)
+            if tenant == NO_TENANT:
+                check_untenanted(effective)
         self._settings.save(_tenant(tenant), override)
 
     # Running
 
     def run(self, tenant: str, thread_id: str) -> RunReport:
         """Extract the thread's new messages for every strategy whose trigger is due,
-        under each strategy's cursor lease; raises `ExtractionError` on a permanent
-        failure."""
+        under each strategy's cursor lease; raises `ExtractionError` when it fails
+        (`transient`: whether a later run may succeed)."""
         return self._run(tenant, thread_id, only=None, force=False)
 
     def replay(
@@ -210,7 +224,8 @@ class Extractor:
         or from where the thread was last forgotten: forgotten messages stay forgotten)
         for the named strategies (None: all). The same text is the same memory, and a
         message read again keeps when it was first said, so a replay never duplicates a
-        memory nor overturns a newer fact."""
+        memory nor overturns a newer fact. `ThreadBusyError` while a run holds the
+        thread."""
         config = self._tenant_config(tenant)
         names = _names(config, strategies)
         message_id = None
@@ -225,7 +240,7 @@ class Extractor:
             cursor = self._cursors.acquire(
                 tenant, thread_id, name, owner, now + config.lease_seconds, now
             )
-            busy = RuntimeError(
+            busy = ThreadBusyError(
                 f"a run holds thread {thread_id!r} for {name}; replay once it ends "
                 f"(at most {config.lease_seconds:.0f} s)"
             )

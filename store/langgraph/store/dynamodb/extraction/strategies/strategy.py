@@ -47,13 +47,14 @@ class Trigger(BaseModel):
     new tokens (approximate count), or once the thread has been idle for `idle_seconds`
     (its newest checkpoint that old). Any condition met makes a run due; a run processes
     every new message, so triggers that fire together fold into one run. All unset: run
-    on every new message."""
+    on every new message. Ranges: `messages` 1 to 10,000, `tokens` 1 to 10,000,000,
+    `idle_seconds` 0 to a week."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    messages: int | None = Field(default=None, ge=1)
-    tokens: int | None = Field(default=None, ge=1)
-    idle_seconds: float | None = Field(default=None, ge=0)
+    messages: int | None = Field(default=None, ge=1, le=10_000)
+    tokens: int | None = Field(default=None, ge=1, le=10_000_000)
+    idle_seconds: float | None = Field(default=None, ge=0, le=7 * 86_400, allow_inf_nan=False)
 
     def wait(self, new_messages: int, new_tokens: int, idle_for: float) -> float | None:
         """Seconds until a run is due (0: due now; None: not due until more messages
@@ -208,7 +209,10 @@ def register(cls: StrategyType) -> StrategyType:
 
 def strategy_from(settings: Mapping[str, Any]) -> Strategy:
     """The strategy `settings` describe (`{"kind": ..., "name": ..., ...}`); pydantic's
-    ValidationError or ValueError naming the kind when it is unknown."""
+    ValidationError or ValueError naming the kind when it is unknown, or when `settings`
+    are no mapping."""
+    if not isinstance(settings, Mapping):
+        raise ValueError(f"a strategy is an object of settings, got {type(settings).__name__}")
     kind = settings.get("kind")
     if kind not in STRATEGIES:
         raise ValueError(f"unknown strategy kind {kind!r}; known: {', '.join(sorted(STRATEGIES))}")

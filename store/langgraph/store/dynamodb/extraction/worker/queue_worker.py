@@ -6,12 +6,17 @@ Per batch, each thread runs once (its requests fold into that run), threads conc
 A run whose trigger is not due yet (the idle trigger), whose cursor another run holds, or
 whose tenant spent its daily budget asks to run again later (`RunReport.retry_after`): the
 request goes back on the queue delayed that long, at most 900 s a hop (the debounce). A
-permanent failure (`ExtractionError`: malformed answers, a refused model) goes to the
-dead-letter queue at once, naming the thread, the checkpoint and why; any other error
-fails the record alone (`handlers.batch.BatchHandler`: Powertools' `BatchProcessor`):
-SQS delivers it again and, after
-the queue's `maxReceiveCount`, its redrive policy moves it to the same dead-letter queue,
-whose messages name the thread and checkpoint as well.
+malformed model answer fails nothing: the run records it on the strategy's cursor
+(`extraction status` shows it) and goes on past that window.
+
+A run that fails raises `ExtractionError`. A transient one (`ExtractionError.transient`:
+throttling, a timeout, a server error of DynamoDB or Bedrock, after the clients' retries)
+fails its record alone (`handlers.batch.BatchHandler`: Powertools' `BatchProcessor`), as
+does any other error of the worker's own: SQS delivers the record again once its
+visibility timeout passes (the backoff) and, after the queue's `maxReceiveCount`, its
+redrive policy moves it to the dead-letter queue. A permanent one (a refused model or
+request, a missing table) goes to the dead-letter queue at once, naming the thread, the
+checkpoint and why.
 """
 
 from __future__ import annotations
@@ -111,11 +116,13 @@ class ExtractionWorker(BatchHandler, service="memory-extractor", event_type=Even
         return done
 
     def _run(self, request: ExtractionRequest) -> _Done:
-        """Run one thread: done, deferred, dead-lettered, or the error to retry on."""
+        """Run one thread: done, deferred, dead-lettered, or the error SQS retries it on."""
         try:
             with self.span("extract"):
                 report = self.extractor.run(request.tenant, request.thread_id)
         except ExtractionError as error:
+            if error.transient:
+                return _Done(error)
             self.logger.error(
                 "Extraction failed for good",
                 extra={"request": request.body()},
