@@ -71,7 +71,7 @@ class Consolidation(Settings):
     decides against the `k` nearest current memories of its namespace: add, update,
     supersede or no-op, so the same fact extracted twice is one memory
     (`NearestConsolidator`). `"add_each"` opts out: every candidate is added at its
-    provenance key, with no search and no second model call (`AddEach`). `k`: 1 to
+    key (its text's), with no search and no second model call (`AddEach`). `k`: 1 to
     `MAX_K`."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -100,7 +100,8 @@ class StrategyStatus:
 class StrategyRun:
     """What one run did for one strategy: memories written (keys), the decisions that
     wrote nothing, model calls and tokens, and why it did not run or stopped (`skipped`:
-    not due yet, leased elsewhere, over budget, malformed answer, ...), with `retry_after`
+    not due yet, leased elsewhere, over budget, forgotten or purged during the run, ...;
+    a malformed answer is recorded on the cursor, see `status`), with `retry_after`
     seconds when it should run again (the idle trigger, a lease, the budget)."""
 
     strategy: str
