@@ -39,14 +39,12 @@ class Provenance:
 @dataclass(frozen=True)
 class Candidate:
     """One memory a strategy proposes: its `content` (JSON, e.g. `{"text": ...}`; the
-    store embeds it like any value), `ordinal` (its place among the candidates drawn from
-    the same messages) and provenance. `key` is derived from the content, unless the
+    store embeds it like any value) and provenance. `key` is derived from the content, unless the
     strategy names one (`fixed_key`: a memory kept in place, such as one summary per
     thread)."""
 
     content: Mapping[str, Any]
     provenance: Provenance
-    ordinal: int = 0
     fixed_key: str | None = None
 
     @property

@@ -124,11 +124,10 @@ class Strategy(BaseModel, ABC):
         model: BaseChatModel,
     ) -> list[Candidate]:
         """Candidates from what a model answered: each `(content, message_ids)` with its
-        provenance; ordinals count the candidates drawn from the same messages. Raises
+        provenance. Raises
         `MalformedAnswerError` when an answer names no message or one not in the window
         (garbage is never written)."""
         by_id = {m.message_id: m for m in transcript.messages}
-        seen: dict[tuple[str, ...], int] = {}
         made = []
         for content, message_ids in found:
             ids = tuple(dict.fromkeys(message_ids))
@@ -139,8 +138,6 @@ class Strategy(BaseModel, ABC):
                 raise MalformedAnswerError(
                     f"the answer names messages not in the window: {unknown}"
                 )
-            ordinal = seen.get(tuple(sorted(ids)), 0)
-            seen[tuple(sorted(ids))] = ordinal + 1
             provenance = Provenance(
                 tenant=transcript.tenant,
                 thread_id=transcript.thread_id,
@@ -150,7 +147,7 @@ class Strategy(BaseModel, ABC):
                 model=model_name(model),
                 prompt_version=self.prompt_version,
             )
-            made.append(Candidate(content=dict(content), provenance=provenance, ordinal=ordinal))
+            made.append(Candidate(content=dict(content), provenance=provenance))
         return made
 
     @abstractmethod
