@@ -1,0 +1,271 @@
+"""Programs for the model check of memory formation (`test_model_check.py`): the operations
+a program is made of, the hypothesis strategy drawing them, and the reference model of
+what the memories should be once a program has run.
+
+The vocabulary: each turn is one sentence `My <subject> is <value>` (sometimes opened by
+`Actually, `), which the emulated extractor (`testing.extractor`) turns into exactly one
+fact, `User's <subject> is <value>`, of exactly one subject (`_subject`). Values of one
+subject contradict (the emulated consolidator supersedes one by another) except when one
+extends another (`Oslo east` after `Oslo`: an update in place); whichever the decision,
+the newest statement is the one that holds.
+
+Two tenants, two users each, three threads a user (thread ids repeat across tenants: a
+tenant's memories must never see another's)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from hypothesis import strategies as st
+
+TENANTS = ("acme", "globex")
+USERS = ("u1", "u2")
+THREAD_NUMBERS = (1, 2, 3)
+VALUES: dict[str, tuple[str, ...]] = {
+    "city": ("Oslo", "Bergen", "Oslo east"),
+    "drink": ("tea", "coffee"),
+    "pet": ("a cat", "a dog"),
+}
+
+
+def sentence(subject: str, value: str, actually: bool) -> str:
+    """What the user says."""
+    return f"Actually, my {subject} is {value}" if actually else f"My {subject} is {value}"
+
+
+def fact_text(subject: str, value: str) -> str:
+    """The fact the emulated extractor makes of it."""
+    return f"User's {subject} is {value}"
+
+
+def normal(text: str) -> str:
+    """Text compared for sameness (as consolidation compares it)."""
+    return " ".join(text.lower().split()).rstrip(".!")
+
+
+def thread_id(user: str, number: int) -> str:
+    """A user's thread (the same id in both tenants)."""
+    return f"{user}-t{number}"
+
+
+def namespace(tenant: str, user: str) -> tuple[str, ...]:
+    """Where the facts strategy keeps a user's memories."""
+    return ("memories", tenant, user, "facts")
+
+
+# A thread: (tenant, user, thread number).
+Where = tuple[str, str, int]
+
+
+def _at(where: Where) -> str:
+    tenant, user, number = where
+    return f"{tenant}/{thread_id(user, number)}"
+
+
+@dataclass(frozen=True)
+class Kill:
+    """The run dies at its `at`-th request: before it is sent, or after it applied (the
+    answer lost); every later request of the run dies too."""
+
+    at: int
+    after: bool
+
+    def __repr__(self) -> str:
+        return f"kill@{self.at}{'after' if self.after else 'before'}"
+
+
+def _killed(kill: Kill | None) -> str:
+    return f" {kill!r}" if kill is not None else ""
+
+
+@dataclass(frozen=True)
+class Say:
+    """A turn in a thread: the user states a fact."""
+
+    where: Where
+    subject: str
+    value: str
+    actually: bool = False
+
+    def __repr__(self) -> str:
+        return f"say({_at(self.where)}: {self.subject}={self.value})"
+
+
+@dataclass(frozen=True)
+class Run:
+    """A delivery of the thread's extraction request (a run of worker 0 or 1): a first,
+    duplicate, late or out-of-order one, perhaps killed."""
+
+    where: Where
+    worker: int = 0
+    kill: Kill | None = None
+
+    def __repr__(self) -> str:
+        return f"run({_at(self.where)} w{self.worker}{_killed(self.kill)})"
+
+
+@dataclass(frozen=True)
+class Replay:
+    """`Extractor.replay` of the thread from its start, perhaps killed."""
+
+    where: Where
+    kill: Kill | None = None
+
+    def __repr__(self) -> str:
+        return f"replay({_at(self.where)}{_killed(self.kill)})"
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One SQS batch to the extraction worker (worker 0 or 1): a request per entry
+    (repeats are duplicate deliveries), the batch's threads run at once."""
+
+    wheres: tuple[Where, ...]
+    worker: int = 0
+
+    def __repr__(self) -> str:
+        return f"batch(w{self.worker}: {', '.join(_at(w) for w in self.wheres)})"
+
+
+@dataclass(frozen=True)
+class Together:
+    """Two workers (two extractors, each with its own clients) run at once, on two
+    threads (or one)."""
+
+    first: Where
+    second: Where
+
+    def __repr__(self) -> str:
+        return f"together({_at(self.first)} | {_at(self.second)})"
+
+
+@dataclass(frozen=True)
+class Forget:
+    """`Extractor.forget_thread`, perhaps killed (then retried, as an operator would)."""
+
+    where: Where
+    kill: Kill | None = None
+
+    def __repr__(self) -> str:
+        return f"forget({_at(self.where)}{_killed(self.kill)})"
+
+
+@dataclass(frozen=True)
+class Purge:
+    """A purge of the tenant with the saver's and the extractor's row sources, perhaps
+    killed (then retried)."""
+
+    tenant: str
+    kill: Kill | None = None
+
+    def __repr__(self) -> str:
+        return f"purge({self.tenant}{_killed(self.kill)})"
+
+
+@dataclass(frozen=True)
+class Lapse:
+    """Time passes beyond the lease: the leases of dead runs lapse."""
+
+    def __repr__(self) -> str:
+        return "lapse()"
+
+
+Op = Say | Run | Replay | Batch | Together | Forget | Purge | Lapse
+
+# Deaths land anywhere in a run of a few windows (a run sends 10 to 40 requests).
+kills = st.none() | st.builds(Kill, st.integers(0, 40), st.booleans())
+# Threads, the first user's (of the first tenant) three times as likely as another's: the
+# programs are about one namespace mostly, written from several threads, with the rest
+# around it (hypothesis shrinks towards the first thread).
+_ALL = [(t, u, n) for t in TENANTS for u in USERS for n in THREAD_NUMBERS]
+wheres = st.sampled_from([w for w in _ALL for _ in range(3 if w[:2] == _ALL[0][:2] else 1)])
+
+
+@st.composite
+def says(draw: st.DrawFn) -> Say:
+    subject = draw(st.sampled_from(sorted(VALUES)))
+    return Say(draw(wheres), subject, draw(st.sampled_from(VALUES[subject])), draw(st.booleans()))
+
+
+@st.composite
+def batches(draw: st.DrawFn) -> Batch:
+    """A batch mostly of one user's threads (the same fact from several of them)."""
+    tenant, user, _ = draw(wheres)
+    mine = st.tuples(st.just(tenant), st.just(user), st.sampled_from(THREAD_NUMBERS))
+    entries = draw(st.lists(mine | wheres, min_size=1, max_size=4))
+    return Batch(tuple(entries), draw(st.integers(0, 1)))
+
+
+# Turns and deliveries are the bulk of a program; erasures and concurrency season it.
+ops: st.SearchStrategy[Op] = st.one_of(
+    says(),
+    says(),
+    says(),
+    st.builds(Run, wheres, st.integers(0, 1), kills),
+    st.builds(Run, wheres, st.integers(0, 1), kills),
+    batches(),
+    st.builds(Together, wheres, wheres),
+    st.builds(Replay, wheres, kills),
+    st.builds(Forget, wheres, kills),
+    st.builds(Purge, st.sampled_from(TENANTS), kills),
+    st.just(Lapse()),
+)
+
+
+def programs(max_size: int = 14) -> st.SearchStrategy[list[Op]]:
+    """A program: turns interleaved with deliveries, erasures and time."""
+    return st.lists(ops, min_size=1, max_size=max_size)
+
+
+@dataclass
+class Statement:
+    """One fact a user stated: when (the program's turn counter), where, which message."""
+
+    time: int
+    where: Where
+    subject: str
+    value: str
+    message_id: str
+    alive: bool = True
+
+    @property
+    def text(self) -> str:
+        return fact_text(self.subject, self.value)
+
+
+@dataclass
+class Reference:
+    """What the memories should be: every statement, whether its conversation still
+    counts (not forgotten, not purged), and per user and subject the newest one."""
+
+    statements: list[Statement] = field(default_factory=list)
+
+    def said(self, where: Where, subject: str, value: str, message_id: str) -> None:
+        self.statements.append(Statement(len(self.statements), where, subject, value, message_id))
+
+    def forget(self, where: Where) -> None:
+        for s in self.statements:
+            if s.where == where:
+                s.alive = False
+
+    def purge(self, tenant: str) -> None:
+        for s in self.statements:
+            if s.where[0] == tenant:
+                s.alive = False
+
+    def alive(self) -> Iterable[Statement]:
+        return (s for s in self.statements if s.alive)
+
+    def dead_messages(self) -> set[str]:
+        return {s.message_id for s in self.statements if not s.alive}
+
+    def newest(self) -> dict[tuple[str, str, str], str]:
+        """Per (tenant, user, subject) the value the user stated last, among the
+        conversations that still count."""
+        found: dict[tuple[str, str, str], Statement] = {}
+        for s in self.alive():
+            key = (s.where[0], s.where[1], s.subject)
+            if key not in found or found[key].time < s.time:
+                found[key] = s
+        return {key: normal(s.value) for key, s in found.items()}
