@@ -10,7 +10,9 @@ extends another (`Oslo east` after `Oslo`: an update in place); whichever the de
 the newest statement is the one that holds.
 
 Two tenants, two users each, three threads a user (thread ids repeat across tenants: a
-tenant's memories must never see another's)."""
+tenant's memories must never see another's). Besides the facts (per user), each thread
+has a running summary (per tenant, at the thread's fixed key), which the emulated model
+writes as `User said: <sentence>.` per message and consolidation merges in place."""
 
 from __future__ import annotations
 
@@ -173,8 +175,8 @@ class Lapse:
 
 Op = Say | Run | Replay | Batch | Together | Forget | Purge | Lapse
 
-# Deaths land anywhere in a run of a few windows (a run sends 10 to 40 requests).
-kills = st.none() | st.builds(Kill, st.integers(0, 40), st.booleans())
+# Deaths land anywhere in a run (a run of both strategies sends 10 to 30 requests).
+kills = st.none() | st.builds(Kill, st.integers(0, 30), st.booleans())
 # Threads, the first user's (of the first tenant) three times as likely as another's: the
 # programs are about one namespace mostly, written from several threads, with the rest
 # around it (hypothesis shrinks towards the first thread).
@@ -227,6 +229,7 @@ class Statement:
     subject: str
     value: str
     message_id: str
+    said: str = ""
     alive: bool = True
 
     @property
@@ -241,8 +244,10 @@ class Reference:
 
     statements: list[Statement] = field(default_factory=list)
 
-    def said(self, where: Where, subject: str, value: str, message_id: str) -> None:
-        self.statements.append(Statement(len(self.statements), where, subject, value, message_id))
+    def say(self, op: Say, message_id: str) -> None:
+        said = sentence(op.subject, op.value, op.actually)
+        time = len(self.statements)
+        self.statements.append(Statement(time, op.where, op.subject, op.value, message_id, said))
 
     def forget(self, where: Where) -> None:
         for s in self.statements:

@@ -18,7 +18,11 @@ the memories are held to a reference model (`programs.Reference`) kept by the te
 - `tokens`: the tokens recorded (usage records, and daily budget rows with those a purge
   erased) are the tokens the emulated model's answers spent: all of them, but for runs
   that died, whose answers may be lost before they are recorded;
-- `errors`: no run fails for good, and no forget or purge raises, without a death.
+- `errors`: no run fails for good, and no forget or purge raises, without a death;
+- `merge once`: a thread's running summary (merged in place by consolidation) holds each
+  message once: a killed and retried, duplicated or replayed run merges nothing twice
+  (and `present`/`forgotten` hold for summaries: one while the thread has a statement that
+  counts, none otherwise).
 
 The programs come from `programs.py`. `check(program, clock, focus)` raises only for the
 invariant `focus` (one of `INVARIANTS`) when given, so hypothesis shrinks one failure at a
@@ -41,7 +45,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.embedders.build import embedder
-from langgraph.store.dynamodb.extraction import Extractor
+from langgraph.store.dynamodb.extraction import Extractor, SemanticFacts, SessionSummaries
 from langgraph.store.dynamodb.extraction.engine.keys import tenant_pk
 from langgraph.store.dynamodb.extraction.worker.queue_worker import ExtractionWorker, Outcome
 from langgraph.store.dynamodb.handlers.extraction_queue import ExtractionRequest
@@ -53,7 +57,7 @@ from langgraph.store.dynamodb.testing.extractor import _subject, statement_fact
 
 from tests.support import FakeClock, scan_table
 
-from .conftest import TABLE, Tables, open_tables
+from .conftest import TABLE, Tables, facts_config, open_tables
 from .programs import (
     TENANTS,
     THREAD_NUMBERS,
@@ -92,6 +96,7 @@ INVARIANTS = (
     "cursor back",
     "tokens",
     "errors",
+    "merge once",
 )
 
 
@@ -208,6 +213,12 @@ def world() -> Iterator[World]:
             return model
 
         tables = stack.enter_context(open_tables(on_usage=tokens.usage, model=on(bedrock[0])))
+        facts = SemanticFacts(
+            name="facts", namespace=("memories", "{tenant}", "{user_id}", "facts")
+        )
+        tables.extractor.set_config(
+            facts_config(strategies=[facts, SessionSummaries(name="summary")])
+        )
         index = {"dims": 16, "embed": embedder("lexical", 16), "fields": ["text"]}
         store = stack.enter_context(
             DynamoDBStore(TABLE, region_name=REGION, index=index, on_usage=tokens.usage)  # type: ignore[arg-type]
@@ -235,10 +246,11 @@ class Machine:
         self.clock = clock
         self.reference = Reference()
         self.lease = world.tables.extractor.config().lease_seconds
-        # Per (tenant, thread id): its messages' ids, newest checkpoint, furthest cursor.
+        # Per (tenant, thread id): its messages' ids and newest checkpoint; per (tenant, thread
+        # id, strategy): the furthest its cursor was seen.
         self.messages: dict[tuple[str, str], list[str]] = {}
         self.checkpoints: dict[tuple[str, str], str] = {}
-        self.furthest: dict[tuple[str, str], tuple[str, int]] = {}
+        self.furthest: dict[tuple[str, ...], tuple[str, int]] = {}
         # Threads with turns since they were last forgotten or purged.
         self.pending: set[Where] = set()
         self.purged: set[str] = set()
@@ -261,7 +273,7 @@ class Machine:
             )
         elif isinstance(op, Replay):
             self.killable(op.kill, str(op), lambda: self.replay(op.where))
-            self.furthest.pop(self.ids(op.where), None)
+            self.unwatch(self.ids(op.where))
         elif isinstance(op, Batch):
             self.batch(op)
         elif isinstance(op, Together):
@@ -272,7 +284,7 @@ class Machine:
             )
             self.reference.forget(op.where)
             self.pending.discard(op.where)
-            self.furthest.pop(self.ids(op.where), None)
+            self.unwatch(self.ids(op.where))
         elif isinstance(op, Purge):
             self.purge(op)
         elif isinstance(op, Lapse):
@@ -302,7 +314,7 @@ class Machine:
         key = self.ids(op.where)
         self.messages[key] = [str(m.id) for m in messages]
         self.checkpoints[key] = str(state.config["configurable"]["checkpoint_id"])
-        self.reference.said(op.where, op.subject, op.value, str(human.id))
+        self.reference.say(op, str(human.id))
         self.pending.add(op.where)
         self.purged.discard(tenant)
 
@@ -358,7 +370,7 @@ class Machine:
         for key in [k for k in self.messages if k[0] == tenant]:
             self.messages.pop(key)
             self.checkpoints.pop(key, None)
-            self.furthest.pop(key, None)
+            self.unwatch(key)
 
     def batch(self, op: Batch) -> None:
         records: list[Mapping[str, Any]] = [
@@ -408,13 +420,19 @@ class Machine:
         checkpoint)."""
         for tenant in map(self.tenant, TENANTS):
             for cursor in self.w.extractors[0]._cursors.of_tenant(tenant):
-                key = (tenant, cursor.thread_id)
-                ids = self.messages.get(key, [])
+                key = (tenant, cursor.thread_id, cursor.strategy)
+                ids = self.messages.get(key[:2], [])
                 index = ids.index(cursor.message_id) if cursor.message_id in ids else -1
                 now = (cursor.checkpoint_id or "", index)
                 if now < self.furthest.get(key, ("", -1)):
                     self.violated("cursor back", f"{what}: {key} {self.furthest[key]} -> {now}")
                 self.furthest[key] = max(now, self.furthest.get(key, ("", -1)))
+
+    def unwatch(self, thread: tuple[str, str]) -> None:
+        """Forget where the thread's cursors were (a replay, a forget, a purge may move
+        them back)."""
+        for key in [k for k in self.furthest if k[:2] == thread]:
+            self.furthest.pop(key)
 
     def budget(self, tenant: str) -> int:
         """The tokens the tenant's daily budget rows count."""
@@ -494,6 +512,7 @@ class Machine:
                         self.violated(
                             "newest", f"{ns} {subject}: current {have}, said last {want!r}"
                         )
+        checks += self.check_summaries()
         for tenant in self.purged:
             checks += 1
             left = tenant_rows(self.w.tables, self.tenant(tenant))
@@ -509,6 +528,37 @@ class Machine:
                     f"{name} records {recorded}, answers spent {tokens.spent} "
                     f"({tokens.certain} in runs that did not die)",
                 )
+        return checks
+
+    def check_summaries(self) -> int:
+        """Each thread's running summary: there while the thread has a statement that
+        counts, gone otherwise; no message merged into it twice (a retried or replayed
+        merge appends nothing again)."""
+        checks = 0
+        for tenant in TENANTS:
+            ns = ("memories", self.tenant(tenant), "summaries")
+            for user in USERS:
+                for number in THREAD_NUMBERS:
+                    where = (tenant, user, number)
+                    said = Counter(s.said for s in self.reference.alive() if s.where == where)
+                    thread = thread_id(user, number)
+                    item = self.w.tables.store.get(ns, f"summary-{thread}")
+                    checks += 1
+                    if item is None:
+                        if said:
+                            self.violated("present", f"{ns}: no summary of {where}")
+                        continue
+                    text = str(item.value.get("text", ""))
+                    if not said:
+                        self.violated("forgotten", f"{ns}: summary of {where} left: {text!r}")
+                    for sentence_, n in said.items():
+                        checks += 1
+                        merged = text.count(f"User said: {sentence_}.")
+                        if merged > n:
+                            self.violated(
+                                "merge once",
+                                f"{ns} {where}: {sentence_!r} said {n}x, in the summary {merged}x",
+                            )
         return checks
 
 
