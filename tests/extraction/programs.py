@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -65,8 +66,15 @@ def _at(where: Where) -> str:
     return f"{tenant}/{thread_id(user, number)}"
 
 
+class Short:
+    """An operation printed as its one-line repr, by hypothesis too."""
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+
 @dataclass(frozen=True)
-class Kill:
+class Kill(Short):
     """The run dies at its `at`-th request: before it is sent, or after it applied (the
     answer lost); every later request of the run dies too."""
 
@@ -82,7 +90,7 @@ def _killed(kill: Kill | None) -> str:
 
 
 @dataclass(frozen=True)
-class Say:
+class Say(Short):
     """A turn in a thread: the user states a fact."""
 
     where: Where
@@ -95,7 +103,7 @@ class Say:
 
 
 @dataclass(frozen=True)
-class Run:
+class Run(Short):
     """A delivery of the thread's extraction request (a run of worker 0 or 1): a first,
     duplicate, late or out-of-order one, perhaps killed."""
 
@@ -108,7 +116,7 @@ class Run:
 
 
 @dataclass(frozen=True)
-class Replay:
+class Replay(Short):
     """`Extractor.replay` of the thread from its start, perhaps killed."""
 
     where: Where
@@ -119,7 +127,7 @@ class Replay:
 
 
 @dataclass(frozen=True)
-class Batch:
+class Batch(Short):
     """One SQS batch to the extraction worker (worker 0 or 1): a request per entry
     (repeats are duplicate deliveries), the batch's threads run at once."""
 
@@ -131,7 +139,7 @@ class Batch:
 
 
 @dataclass(frozen=True)
-class Together:
+class Together(Short):
     """Two workers (two extractors, each with its own clients) run at once, on two
     threads (or one)."""
 
@@ -143,7 +151,7 @@ class Together:
 
 
 @dataclass(frozen=True)
-class Forget:
+class Forget(Short):
     """`Extractor.forget_thread`, perhaps killed (then retried, as an operator would)."""
 
     where: Where
@@ -154,7 +162,7 @@ class Forget:
 
 
 @dataclass(frozen=True)
-class Purge:
+class Purge(Short):
     """A purge of the tenant with the saver's and the extractor's row sources, perhaps
     killed (then retried)."""
 
@@ -166,7 +174,7 @@ class Purge:
 
 
 @dataclass(frozen=True)
-class Lapse:
+class Lapse(Short):
     """Time passes beyond the lease: the leases of dead runs lapse."""
 
     def __repr__(self) -> str:

@@ -177,6 +177,9 @@ class World:
     sqs: Sqs
     programs: int = 0
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(f"World(program {self.programs})")
+
     def next_program(self) -> str:
         """A fresh start for the next program: its tenants' names (a suffix of their own,
         so nothing a worker learned of another program's threads and namespaces applies),
@@ -566,6 +569,7 @@ def check(w: World, program: list[Op], clock: FakeClock, focus: str | None = Non
     """Run `program` on `w`, settle, hold the memories to the reference; raise for the
     invariants violated (only `focus` when given)."""
     machine = Machine(w, clock, w.next_program())
+    note(f"program: {program!r}")
     for op in program:
         machine.do(op)
     machine.settle()
