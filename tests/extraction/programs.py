@@ -282,3 +282,56 @@ class Reference:
             if key not in found or found[key].time < s.time:
                 found[key] = s
         return {key: normal(s.value) for key, s in found.items()}
+
+
+# The guarantees of issue 40, each as the smallest program that shows it (run first, as
+# hypothesis's explicit examples, and a seed of any search).
+A, B, C = ("acme", "u1", 1), ("acme", "u1", 2), ("acme", "u1", 3)
+SCENARIOS: dict[str, list[Op]] = {
+    # A fact that becomes true again is current again.
+    "true again": [
+        Say(A, "city", "Oslo"),
+        Run(A),
+        Say(A, "city", "Bergen", actually=True),
+        Run(A),
+        Say(A, "city", "Oslo", actually=True),
+        Run(A),
+    ],
+    # Newest evidence wins, whichever run comes first.
+    "out of order": [Say(A, "city", "Oslo"), Say(B, "city", "Bergen"), Run(B), Run(A)],
+    # Two contradicting statements in one window: the later one holds.
+    "one window": [Say(A, "city", "Oslo"), Say(A, "city", "Bergen")],
+    # One memory per fact when three threads of one user state it in one batch.
+    "one batch": [
+        Say(A, "drink", "tea"),
+        Say(B, "drink", "tea"),
+        Say(C, "drink", "tea"),
+        Batch((A, B, C)),
+    ],
+    # A memory stays while a conversation that stated it remains.
+    "sources": [Say(A, "city", "Oslo"), Run(A), Say(B, "city", "Oslo"), Run(B), Forget(A)],
+    # Forgetting the middle of A -> B -> C leaves only C current.
+    "chain": [
+        Say(A, "city", "Oslo"),
+        Run(A),
+        Say(B, "city", "Bergen"),
+        Run(B),
+        Say(C, "city", "Oslo"),
+        Run(C),
+        Forget(B),
+    ],
+    # A forgotten conversation is never extracted again: not on a late delivery, not with
+    # the next turn.
+    "forget sticks": [Say(A, "pet", "a cat"), Run(A), Forget(A), Run(A), Say(A, "drink", "tea")],
+    # A purged tenant has nothing left, late deliveries included.
+    "purge": [Say(A, "pet", "a cat"), Run(A), Purge("acme"), Run(A), Run(A, kill=Kill(1, False))],
+    # A run killed after it applied, retried: the same memories as one uninterrupted run.
+    "killed and retried": [
+        Say(A, "city", "Oslo"),
+        Run(A),
+        Say(A, "city", "Oslo east"),
+        Run(A, kill=Kill(9, True)),
+        Lapse(),
+        Run(A),
+    ],
+}

@@ -39,7 +39,7 @@ from typing import Any
 
 import boto3
 import pytest
-from hypothesis import HealthCheck, Phase, given, note, settings
+from hypothesis import HealthCheck, Phase, example, given, note, settings
 from langchain_aws import ChatBedrockConverse
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
@@ -59,6 +59,7 @@ from tests.support import FakeClock, scan_table
 
 from .conftest import TABLE, Tables, facts_config, open_tables
 from .programs import (
+    SCENARIOS,
     TENANTS,
     THREAD_NUMBERS,
     USERS,
@@ -595,12 +596,22 @@ def test_each_sentence_states_one_fact_of_one_subject() -> None:
     assert len(TENANTS) == len(USERS) == 2 and len(THREAD_NUMBERS) == 3
 
 
+def scenarios(test: Any) -> Any:
+    """The test with every scenario of `programs.SCENARIOS` as an explicit example."""
+    for program in reversed(SCENARIOS.values()):
+        test = example(program=program)(test)
+    return test
+
+
+# The default suite's size: the scenarios, then 12 random programs of up to 10 operations,
+# not shrunk (as test_exactly_once's small size); about 35 s on one core.
 @settings(
-    max_examples=20,
+    max_examples=12,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
 )
+@scenarios
 @given(program=programs(max_size=10))
 def test_programs_keep_the_memory_invariants(
     program: list[Op], shared: World, clock: FakeClock
@@ -614,6 +625,7 @@ def test_programs_keep_the_memory_invariants(
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
+@scenarios
 @given(program=programs())
 def test_programs_keep_the_memory_invariants_at_length(
     program: list[Op], shared: World, clock: FakeClock
