@@ -579,7 +579,7 @@ def check(w: World, program: list[Op], clock: FakeClock, focus: str | None = Non
     FIGURES.ops += len(program)
     FIGURES.kills += machine.kills
     FIGURES.checks += checks
-    FIGURES.failed.update(machine.violations)
+    FIGURES.failed.update(list(machine.violations))
     failed = {k: v for k, v in machine.violations.items() if focus in (None, k)}
     for invariant, details in failed.items():
         note(f"{invariant}: {details[:3]}")
