@@ -193,39 +193,56 @@ wheres = st.sampled_from([w for w in _ALL for _ in range(3 if w[:2] == _ALL[0][:
 
 
 @st.composite
-def says(draw: st.DrawFn) -> Say:
+def says(draw: st.DrawFn, near: st.SearchStrategy[Where]) -> Say:
     subject = draw(st.sampled_from(sorted(VALUES)))
-    return Say(draw(wheres), subject, draw(st.sampled_from(VALUES[subject])), draw(st.booleans()))
+    return Say(draw(near), subject, draw(st.sampled_from(VALUES[subject])), draw(st.booleans()))
 
 
 @st.composite
-def batches(draw: st.DrawFn) -> Batch:
+def batches(draw: st.DrawFn, near: st.SearchStrategy[Where]) -> Batch:
     """A batch mostly of one user's threads (the same fact from several of them)."""
-    tenant, user, _ = draw(wheres)
+    tenant, user, _ = draw(near)
     mine = st.tuples(st.just(tenant), st.just(user), st.sampled_from(THREAD_NUMBERS))
-    entries = draw(st.lists(mine | wheres, min_size=1, max_size=4))
+    entries = draw(st.lists(mine | near, min_size=1, max_size=4))
     return Batch(tuple(entries), draw(st.integers(0, 1)))
 
 
-# Turns and deliveries are the bulk of a program; erasures and concurrency season it.
-ops: st.SearchStrategy[Op] = st.one_of(
-    says(),
-    says(),
-    says(),
-    st.builds(Run, wheres, st.integers(0, 1), kills),
-    st.builds(Run, wheres, st.integers(0, 1), kills),
-    batches(),
-    st.builds(Together, wheres, wheres),
-    st.builds(Replay, wheres, kills),
-    st.builds(Forget, wheres, kills),
-    st.builds(Purge, st.sampled_from(TENANTS), kills),
-    st.just(Lapse()),
-)
+def operations(near: st.SearchStrategy[Where]) -> st.SearchStrategy[Op]:
+    """One operation on threads drawn from `near`. Turns and deliveries are the bulk of a
+    program; erasures and concurrency season it."""
+    return st.one_of(
+        says(near),
+        says(near),
+        says(near),
+        st.builds(Run, near, st.integers(0, 1), kills),
+        st.builds(Run, near, st.integers(0, 1), kills),
+        batches(near),
+        st.builds(Together, near, near),
+        st.builds(Replay, near, kills),
+        st.builds(Forget, near, kills),
+        st.builds(Purge, st.sampled_from(TENANTS), kills),
+        st.just(Lapse()),
+    )
+
+
+@st.composite
+def _programs(draw: st.DrawFn, max_size: int) -> list[Op]:
+    program: list[Op] = []
+    said: list[Where] = []
+    for _ in range(draw(st.integers(1, max_size))):
+        # Mostly threads the program already spoke in: their turns contradict, repeat,
+        # get delivered, forgotten.
+        near = st.sampled_from(said) | wheres if said else wheres
+        op = draw(operations(near))
+        if isinstance(op, Say) and op.where not in said:
+            said.append(op.where)
+        program.append(op)
+    return program
 
 
 def programs(max_size: int = 14) -> st.SearchStrategy[list[Op]]:
     """A program: turns interleaved with deliveries, erasures and time."""
-    return st.lists(ops, min_size=1, max_size=max_size)
+    return _programs(max_size)
 
 
 @dataclass
@@ -325,12 +342,28 @@ SCENARIOS: dict[str, list[Op]] = {
     "forget sticks": [Say(A, "pet", "a cat"), Run(A), Forget(A), Run(A), Say(A, "drink", "tea")],
     # A purged tenant has nothing left, late deliveries included.
     "purge": [Say(A, "pet", "a cat"), Run(A), Purge("acme"), Run(A), Run(A, kill=Kill(1, False))],
-    # A run killed after it applied, retried: the same memories as one uninterrupted run.
+    # A purge erases memories two threads' ledgers name (one superseded the other's).
+    "purge shared": [
+        Say(A, "drink", "coffee"),
+        Run(A),
+        Say(C, "drink", "tea"),
+        Run(C),
+        Purge("acme"),
+    ],
+    # Two candidates of one window deciding on one known memory (a supersede, an update).
+    "two decisions, one memory": [
+        Say(B, "city", "Oslo"),
+        Run(B),
+        Say(C, "city", "Bergen"),
+        Say(C, "city", "Oslo east"),
+    ],
+    # A run killed after it applied (on today's code: after the summary's merge, before
+    # its cursor moved), retried: the same memories as one uninterrupted run.
     "killed and retried": [
         Say(A, "city", "Oslo"),
         Run(A),
-        Say(A, "city", "Oslo east"),
-        Run(A, kill=Kill(9, True)),
+        Say(A, "drink", "tea"),
+        Run(A, kill=Kill(17, True)),
         Lapse(),
         Run(A),
     ],
