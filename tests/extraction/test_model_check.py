@@ -15,18 +15,28 @@ the memories are held to a reference model (`programs.Reference`) kept by the te
 - `newest`: per user and subject the current memory holds the value the user stated last
   among the remaining conversations (and there is none when no remaining one stated it);
 - `cursor back`: no run moves a cursor back (a replay, a forget, a purge may);
-- `tokens`: the tokens recorded (usage records, and daily budget rows with those a purge
-  erased) are the tokens the emulated model's answers spent: all of them, but for runs
-  that died, whose answers may be lost before they are recorded;
+- `tokens`: the tokens recorded (usage records; daily budget rows, with those a purge
+  erased) are the tokens the emulated model's answers spent: never more, and never less
+  than the answers of operations that saw no death (a death may lose an answer before
+  anything records it);
 - `errors`: no run fails for good, and no forget or purge raises, without a death;
 - `merge once`: a thread's running summary (merged in place by consolidation) holds each
   message once: a killed and retried, duplicated or replayed run merges nothing twice
   (and `present`/`forgotten` hold for summaries: one while the thread has a statement that
   counts, none otherwise).
 
-The programs come from `programs.py`. `check(program, clock, focus)` raises only for the
-invariant `focus` (one of `INVARIANTS`) when given, so hypothesis shrinks one failure at a
-time: e.g. `given(programs())(lambda p: check(p, clock, "newest"))`."""
+The programs come from `programs.py`; its `SCENARIOS` (the guarantees, one smallest
+program each) run first in both sizes, as explicit examples. `check(world, program, clock,
+focus)` raises only for the invariant `focus` (one of `INVARIANTS`) when given, so a search
+can shrink one failure at a time.
+
+Sizes, as test_exactly_once's: the default suite runs the scenarios and 12 random programs
+of up to 10 operations, unshrunk; `make test-hardening` (`-m hardening`) runs 1,000 of up
+to 14, shrunk, and prints its figures (programs, operations, kills, invariant checks, and
+the programs that failed per invariant) with `-s`:
+
+    pytest -n 0 tests/extraction/test_model_check.py
+    pytest -n 0 -m hardening -s tests/extraction/test_model_check.py"""
 
 from __future__ import annotations
 
