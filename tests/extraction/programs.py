@@ -287,6 +287,20 @@ class Reference:
     def alive(self) -> Iterable[Statement]:
         return (s for s in self.statements if s.alive)
 
+    def required(self) -> Iterable[Statement]:
+        """The statements that must be memories: each alive one, unless its own
+        conversation later changed that subject (extraction records what holds at the end
+        of a window, so such a statement is a memory only when a run read it first)."""
+        alive = list(self.alive())
+        return (
+            s
+            for s in alive
+            if not any(
+                later.where == s.where and later.subject == s.subject and later.time > s.time
+                for later in alive
+            )
+        )
+
     def dead_messages(self) -> set[str]:
         return {s.message_id for s in self.statements if not s.alive}
 

@@ -9,7 +9,8 @@ the memories are held to a reference model (`programs.Reference`) kept by the te
 - `one current per fact`: at most one current memory per user and subject;
 - `duplicates`: no two current memories with the same normalized text in a namespace;
 - `present`: every fact a remaining conversation (not forgotten, not purged) stated is a
-  memory (current or not, or a revision of one);
+  memory (current or not, or a revision of one), unless that conversation changed it
+  later (a window records what holds at its end);
 - `forgotten`: no memory, nor a revision of one, formed from a forgotten or purged message;
 - `purged`: a purged tenant with no turn since has no row left;
 - `newest`: per user and subject the current memory holds the value the user stated last
@@ -513,7 +514,7 @@ class Machine:
                     checks += 1
                     if n > 1:
                         self.violated("duplicates", f"{ns}: {text!r} current {n} times")
-                for s in self.reference.alive():
+                for s in self.reference.required():
                     if s.where[:2] == (tenant, user):
                         checks += 1
                         if normal(s.text) not in known:

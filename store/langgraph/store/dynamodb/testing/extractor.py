@@ -69,7 +69,21 @@ def extract_facts(transcript: str) -> list[dict[str, Any]]:
                 if correction:
                     fact["correction"] = True
                 facts.append(fact)
-    return facts
+    return _final(facts)
+
+
+def _final(facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What holds at the end of the conversation, as the prompt asks: a fact the user
+    restated differently later in it (`My X is ...` twice, or a correction of the same
+    subject) is dropped for the later one."""
+    kept: list[dict[str, Any]] = []
+    for fact in facts:
+        subject = _subject(fact["text"])
+        single = subject is not None and POSSESSIVE.match(_normal(fact["text"])) is not None
+        if subject is not None and (single or fact.get("correction")):
+            kept = [k for k in kept if (_subject(k["text"]) or ("",))[0] != subject[0]]
+        kept.append(fact)
+    return kept
 
 
 def _human_sentences(transcript: str) -> list[tuple[str, str]]:

@@ -478,9 +478,8 @@ class Extractor:
             return list(seen)
 
         def memories(_: Namespace) -> Iterator[dict[str, str]]:
-            for thread in threads():
-                found = [memory for _, memory in self._ledger.memories(tenant, thread)]
-                yield from self._ledger.memory_rows(found)
+            found = [m for thread in threads() for _, m in self._ledger.memories(tenant, thread)]
+            yield from self._ledger.memory_rows(found)
 
         def ledger(_: Namespace) -> Iterator[dict[str, str]]:
             for thread in threads():

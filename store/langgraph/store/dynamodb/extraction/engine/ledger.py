@@ -66,7 +66,8 @@ class Ledger:
 
     def memory_rows(self, memories: Sequence[Memory]) -> list[dict[str, str]]:
         """The keys of the rows holding `memories`: item rows and their extra vector rows."""
-        keys = [{PK: encode_namespace(ns), SK: item_sort_key(key)} for ns, key in memories]
+        named = dict.fromkeys(memories)  # several threads' ledgers name one memory
+        keys = [{PK: encode_namespace(ns), SK: item_sort_key(key)} for ns, key in named]
         found = dynamo.batch_get(self._client, self._table, keys, consistent=True)
         return keys + [extra for item in found for extra in current_rows(item)]
 
