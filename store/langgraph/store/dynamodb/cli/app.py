@@ -27,6 +27,8 @@ from langgraph.store.dynamodb.cli.purge import purge_command
 from langgraph.store.dynamodb.cli.status import table_status
 from langgraph.store.dynamodb.cli.target import (
     JsonOpt,
+    ProfileOpt,
+    RegionOpt,
     TableOpt,
     Target,
     item_json,
@@ -36,7 +38,12 @@ from langgraph.store.dynamodb.cli.target import (
 )
 from langgraph.store.dynamodb.jobs.tenants import tenant_storage
 from langgraph.store.dynamodb.table import creation, permissions
-from langgraph.store.dynamodb.table.permissions import PLACEHOLDERS, Component, Resources
+from langgraph.store.dynamodb.table.permissions import (
+    PLACEHOLDERS,
+    Component,
+    Resources,
+    placeholders,
+)
 from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
 from rich.live import Live
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -567,17 +574,21 @@ def policy(
     dead_letter_arn: Annotated[
         str, typer.Option(help="The extraction dead-letter queue's ARN")
     ] = PLACEHOLDERS.dead_letter_arn or "",
+    region: RegionOpt = None,
+    profile: ProfileOpt = None,
 ) -> None:
     """Print the IAM policy a component needs.
 
     It is exactly what the library declares and the CDK stack grants (placeholder ARNs
-    unless given)."""
+    unless given; the Bedrock models' in the configured region)."""
+    settings = Target.of(region=region, profile=profile).settings
+    defaults = placeholders(settings.region or settings.session().region_name or "REGION")
     resources = Resources(
         table_arn=table_arn,
         vector_index=index_name,
         stream_arn=stream_arn,
-        model_arns=tuple(model_arn or PLACEHOLDERS.model_arns),
-        chat_model_arns=tuple(chat_model_arn or PLACEHOLDERS.chat_model_arns),
+        model_arns=tuple(model_arn or defaults.model_arns),
+        chat_model_arns=tuple(chat_model_arn or defaults.chat_model_arns),
         queue_arn=queue_arn,
         dead_letter_arn=dead_letter_arn,
     )
