@@ -7,6 +7,7 @@ label), e.g. `memories.acme-corp.user-8812`; an empty prefix is the whole store.
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import json
 import sys
 import threading
@@ -58,7 +59,29 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode="markdown",
 )
+DISTRIBUTION = "langgraph-dynamodb-memory"
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        print(f"dynamodb-memory {importlib.metadata.version(DISTRIBUTION)}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Options before any command."""
+
+
 app.add_typer(threads.app, name="threads")
 app.add_typer(extraction.app, name="extraction")
 app.command("purge")(purge_command)
