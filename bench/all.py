@@ -52,6 +52,11 @@ STEPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
         "cold-start.md",
     ),
     (
+        "command line: start-up of --help, --version and ls",
+        ("bench.cli_startup",),
+        "cli-startup.md",
+    ),
+    (
         "memory extraction: evaluation set, emulated extractor vs raw turns",
         ("bench.memory_eval",),
         None,

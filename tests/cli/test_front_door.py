@@ -76,23 +76,25 @@ def _commands() -> list[tuple[tuple[str, ...], int]]:
     found: list[tuple[tuple[str, ...], int]] = [((), TERMINAL_COLUMNS)]
 
     def walk(group: Any, path: tuple[str, ...]) -> None:
-        width = TERMINAL_COLUMNS - 6 - max(len(name) for name in group.commands)
-        for name, command in group.commands.items():
+        names = group.list_commands(CONTEXT)
+        width = TERMINAL_COLUMNS - 6 - max(len(name) for name in names)
+        for name in names:
             found.append(((*path, name), width))
-            if hasattr(command, "commands"):  # a group
-                walk(command, (*path, name))
+            if hasattr(group.get_command(CONTEXT, name), "commands"):  # a group
+                walk(group.get_command(CONTEXT, name), (*path, name))
 
     walk(ROOT, ())
     return found
 
 
 ROOT: Any = typer.main.get_command(app)
+CONTEXT = typer.Context(ROOT)
 
 
 def _command(path: tuple[str, ...]) -> Any:
     command = ROOT
     for name in path:
-        command = command.commands[name]
+        command = command.get_command(CONTEXT, name)
     return command
 
 
