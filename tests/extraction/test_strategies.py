@@ -4,6 +4,7 @@ later turn revises it."""
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -276,3 +277,17 @@ def test_every_built_in_strategy_is_configurable_by_kind() -> None:
         )
         (built,) = made.strategies
         assert isinstance(built, strategy) and built.trigger.messages == 4
+
+
+def test_the_strategies_page_names_each_strategy_by_class_kind_and_import() -> None:
+    from langgraph.store.dynamodb import extraction
+    from langgraph.store.dynamodb.extraction.strategies.strategy import STRATEGIES
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "strategies.md").read_text()
+    (imported,) = re.findall(
+        r"from langgraph\.store\.dynamodb\.extraction import \((.*?)\)", page, re.S
+    )
+    for kind, strategy in STRATEGIES.items():
+        assert f"(`{strategy.__name__}`, `kind: {kind}`)" in page, kind
+        assert strategy.__name__ in {name.strip() for name in imported.split(",")}
+        assert getattr(extraction, strategy.__name__) is strategy
