@@ -6,7 +6,7 @@ imports and one refused connection (it exits 3, as documented). Targets (issue 4
 `--help` within 0.3 s and a simple command within 0.6 s of the interpreter's start. The
 CPU seconds (user + system) are reported too: on shared cores they vary less than the wall.
 
-    python -m bench.cli_startup [--runs 7] [--out bench/results/cli-startup.md]
+    python -m bench.cli_startup [--runs 7]   (make bench: bench/results/cli-startup.md)
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 CLI = (sys.executable, "-m", "langgraph.store.dynamodb")
 UNREACHABLE = "http://127.0.0.1:9"  # the discard port: refused at once
@@ -79,12 +78,8 @@ def report(runs: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="runs measured per command")
-    parser.add_argument("--out", type=Path, default=None, help="also write the page here")
     args = parser.parse_args()
-    page = report(args.runs)
-    print(page, end="")
-    if args.out is not None:
-        args.out.write_text(page)
+    print(report(args.runs), end="")
 
 
 if __name__ == "__main__":
