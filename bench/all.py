@@ -1,8 +1,9 @@
 """`make bench`: every benchmark, one after another, each timed; writes `bench/results/`.
 
 Each step runs in its own process (a fresh emulation); its output goes to the console and,
-for the steps that do not write their own files, to a text file in `results/`. The stream
-consumer's Lambda logs and metrics (Powertools, on stdout) are turned down to warnings.
+for the steps that do not write their own files, to a text file in `results/`. The
+Lambdas' handlers, run here outside Lambda, keep their metrics and INFO logs off stdout
+(`handlers.batch`).
 The wall time of each step goes to `results/timings.md`.
 
     python -m bench.all
@@ -10,14 +11,12 @@ The wall time of each step goes to `results/timings.md`.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results"
-QUIET = {"POWERTOOLS_LOG_LEVEL": "WARNING", "POWERTOOLS_METRICS_DISABLED": "true"}
 
 # (what it measures, module and arguments, the file its output goes to or None)
 STEPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
@@ -52,6 +51,11 @@ STEPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
         "cold-start.md",
     ),
     (
+        "command line: start-up of --help, --version and ls",
+        ("bench.cli_startup",),
+        "cli-startup.md",
+    ),
+    (
         "memory extraction: evaluation set, emulated extractor vs raw turns",
         ("bench.memory_eval",),
         None,
@@ -83,7 +87,6 @@ def run_step(module: tuple[str, ...], out: Path | None) -> float:
         [sys.executable, "-u", "-m", *module],
         stdout=subprocess.PIPE,
         text=True,
-        env={**os.environ, **QUIET},
     )
     assert process.stdout is not None
     lines = []

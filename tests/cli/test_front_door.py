@@ -4,6 +4,7 @@ texts, and one-line errors for bad endpoints and prefixes."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 import typer.main
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.cli.app import app
+from langgraph.store.dynamodb.cli.app import DISTRIBUTION, app
 from langgraph.store.dynamodb.testing import mock_aws
 from typer.testing import CliRunner, Result
 
@@ -75,23 +76,25 @@ def _commands() -> list[tuple[tuple[str, ...], int]]:
     found: list[tuple[tuple[str, ...], int]] = [((), TERMINAL_COLUMNS)]
 
     def walk(group: Any, path: tuple[str, ...]) -> None:
-        width = TERMINAL_COLUMNS - 6 - max(len(name) for name in group.commands)
-        for name, command in group.commands.items():
+        names = group.list_commands(CONTEXT)
+        width = TERMINAL_COLUMNS - 6 - max(len(name) for name in names)
+        for name in names:
             found.append(((*path, name), width))
-            if hasattr(command, "commands"):  # a group
-                walk(command, (*path, name))
+            if hasattr(group.get_command(CONTEXT, name), "commands"):  # a group
+                walk(group.get_command(CONTEXT, name), (*path, name))
 
     walk(ROOT, ())
     return found
 
 
 ROOT: Any = typer.main.get_command(app)
+CONTEXT = typer.Context(ROOT)
 
 
 def _command(path: tuple[str, ...]) -> Any:
     command = ROOT
     for name in path:
-        command = command.commands[name]
+        command = command.get_command(CONTEXT, name)
     return command
 
 
@@ -156,3 +159,17 @@ def test_threads_show_tells_a_missing_namespace_from_a_missing_thread(
     )
     no_thread = run("threads", "show", "t2", "--checkpoint-ns", "child:1")
     assert no_thread.exit_code == 1 and "No thread 't2'" in no_thread.stderr
+
+
+def test_version_prints_the_installed_distributions() -> None:
+    shown = CliRunner().invoke(app, ["--version"])
+    assert shown.exit_code == 0, shown.output
+    assert shown.output == f"dynamodb-memory {importlib.metadata.version(DISTRIBUTION)}\n"
+
+
+def test_help_paragraphs_flow_to_the_terminals_width() -> None:
+    """A docstring is wrapped at the source's width; help joins its lines again, so a wide
+    terminal shows a paragraph's sentence unbroken (not cut where the source wrapped it)."""
+    shown = CliRunner().invoke(app, ["usage", "--help"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert "namespaces, items, vectors, approximate bytes, read from" in shown.output

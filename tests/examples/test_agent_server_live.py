@@ -6,6 +6,7 @@ through langgraph-sdk across a restart of the server, as a user's front end woul
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -156,6 +157,15 @@ def _ids(history: list[Any]) -> list[str]:
     return [state["checkpoint"]["checkpoint_id"] for state in history]
 
 
+def readme_client() -> Any:
+    """`ask`, as README's Agent Server section defines it."""
+    readme = (EXAMPLE.parents[1] / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "get_client(" in b]
+    namespace: dict[str, Any] = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    return namespace["ask"]
+
+
 async def _say(client: Any, thread_id: str, text: str) -> list[dict[str, Any]]:
     """One run of the example's agent on the thread; the messages it ends with."""
     state = await client.runs.wait(
@@ -209,6 +219,8 @@ async def test_a_thread_and_its_memories_outlive_a_server_restart(
         # Deleting the thread through the server erases it from the table; the user's
         # memories stay (they belong to the user, not to the thread).
         await client.threads.delete(thread_id)
+        # README's client: a new thread of the same user recalls the memory.
+        assert (await readme_client()("email or phone?", USER, url=agent_server.url)).endswith(FACT)
     assert agent_server.stop() == 0
     assert _rows_naming(thread_id, endpoint) == []
     with DynamoDBStore(TABLE, endpoint_url=endpoint) as store:

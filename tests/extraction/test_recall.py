@@ -98,3 +98,18 @@ def test_recall_keeps_to_its_token_cap_and_shows_history_on_request(tables: Tabl
     assert [r.text for r in capped] == ["User's city is Bergen"]
     history = recall(tables.store, [FACTS], values, "city", history=True)
     assert len(history) == 3
+
+
+def test_one_sentence_two_strategies_stored_is_recalled_once(tables: Tables) -> None:
+    prefs = RecallSource(("memories", "{tenant}", "{user_id}", "prefs"), label="Preferences")
+    tables.store.put(
+        ("memories", TENANT, USER, "prefs"),
+        "jazz",
+        {"text": "user likes  jazz.", "status": "current"},
+    )
+    values = {"tenant": TENANT, "user_id": USER}
+    recalled = recall(tables.store, [FACTS, prefs], values, "jazz", max_tokens=1000)
+    assert sum("jazz" in r.text.lower() for r in recalled) == 1
+    # the duplicate spends no budget: the jazz memory and Bergen (5 + 6 tokens) fit in 11
+    both = recall(tables.store, [prefs, FACTS], values, "jazz city", max_tokens=11)
+    assert len(both) == 2

@@ -4,7 +4,10 @@ later turn revises it."""
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -156,6 +159,75 @@ def test_a_custom_json_schema_and_a_pydantic_model_shape_the_memories(tables: Ta
     assert contact["text"] == "name: User's sister is Ana; relation: User's sister is Ana"
 
 
+USER_MODULE = '''
+from enum import Enum
+from pydantic import BaseModel, Field
+
+class Topic(str, Enum):
+    family = "family"
+    work = "work"
+
+class Note(BaseModel):
+    """A note about the user."""
+    fact: str = Field(description="The fact, one sentence.")
+    topic: Topic
+    confidence: float | None = None
+    people: list[str] = []
+'''
+
+
+def test_a_pydantic_class_is_stored_as_its_schema_and_read_back_without_its_code(
+    tables: Tables, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The class itself configures a strategy; the config keeps its JSON schema, so the
+    extractor (the Lambda, `extraction status`, replay) reads it back and extracts where
+    the user's module does not import."""
+    (tmp_path / "user_schemas.py").write_text(USER_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from user_schemas import Note
+
+    strategy = CustomStrategy(
+        name="notes",
+        namespace=("memories", "{tenant}", "notes"),
+        instructions="Record notes.",
+        output_model=Note,
+        text_field="fact",
+    )
+    assert strategy.output_model == "user_schemas:Note"
+    assert strategy.output_schema == Note.model_json_schema()
+    use(tables, strategy)
+    monkeypatch.undo()  # the user's code is gone: off the path, not imported
+    monkeypatch.delitem(sys.modules, "user_schemas")
+
+    (stored,) = tables.extractor.config().strategies
+    assert stored == strategy
+    tables.say("t1", "My sister is Ana.")
+    tables.extractor.run(TENANT, "t1")
+    (note,) = values(tables, ("memories", TENANT, "notes"))
+    assert {k: note[k] for k in ("fact", "topic", "confidence", "people", "text")} == {
+        "fact": "User's sister is Ana",
+        "topic": "family",
+        "confidence": 0,
+        "people": ["User's sister is Ana"],
+        "text": "User's sister is Ana",
+    }
+    assert "user_schemas" not in sys.modules
+    assert note["provenance"]["prompt_version"] == strategy.version
+
+
+def test_the_version_names_the_schema_a_class_or_a_path_gives() -> None:
+    def custom(**settings: Any) -> CustomStrategy:
+        return CustomStrategy(name="c", namespace=("m",), instructions="x", **settings)
+
+    by_class, by_path = custom(output_model=Contact), custom(output_model=f"{__name__}:Contact")
+    assert by_class.version == by_path.version
+    by_schema = custom(output_schema=Contact.model_json_schema())
+    assert by_schema.version == by_class.version  # what determines the output is the schema
+    assert custom(output_model=Contact, text_field="name").version != by_class.version
+    renamed = {**Contact.model_json_schema(), "required": ["name"]}
+    assert custom(output_schema=renamed).version != by_class.version
+
+
 @pytest.mark.parametrize(
     ("settings", "expected"),
     [
@@ -169,6 +241,11 @@ def test_a_custom_json_schema_and_a_pydantic_model_shape_the_memories(tables: Ta
             "property 'a' has type 'date'",
         ),
         ({"instructions": "x", "output_model": "nowhere:Model"}, "cannot be imported"),
+        ({"instructions": "x", "output_model": dict}, "is not a pydantic model"),
+        (
+            {"instructions": "x", "output_model": Contact, "output_schema": {"type": "object"}},
+            "not both",
+        ),
         ({"instructions": "x", "text_field": "fact"}, "text_field 'fact' is not a field"),
     ],
 )
@@ -200,3 +277,17 @@ def test_every_built_in_strategy_is_configurable_by_kind() -> None:
         )
         (built,) = made.strategies
         assert isinstance(built, strategy) and built.trigger.messages == 4
+
+
+def test_the_strategies_page_names_each_strategy_by_class_kind_and_import() -> None:
+    from langgraph.store.dynamodb import extraction
+    from langgraph.store.dynamodb.extraction.strategies.strategy import STRATEGIES
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "strategies.md").read_text()
+    (imported,) = re.findall(
+        r"from langgraph\.store\.dynamodb\.extraction import \((.*?)\)", page, re.S
+    )
+    for kind, strategy in STRATEGIES.items():
+        assert f"(`{strategy.__name__}`, `kind: {kind}`)" in page, kind
+        assert strategy.__name__ in {name.strip() for name in imported.split(",")}
+        assert getattr(extraction, strategy.__name__) is strategy

@@ -58,6 +58,18 @@ def test_the_cli_prints_a_policy_with_the_given_arns() -> None:
     assert "sqs:SendMessage" in granted  # new checkpoints, routed to extraction
 
 
+def test_the_printed_bedrock_arns_name_the_region_given_or_configured() -> None:
+    given = CliRunner().invoke(app, ["policy", "store", "--region", "eu-west-2"])
+    configured = CliRunner().invoke(
+        app, ["policy", "extractor"], env={"AWS_DEFAULT_REGION": "ap-south-1"}
+    )
+    for result, region in ((given, "eu-west-2"), (configured, "ap-south-1")):
+        assert result.exit_code == 0, result.output
+        arns = [r for s in json.loads(result.output)["Statement"] for r in s["Resource"]]
+        bedrock = [arn for arn in arns if arn.startswith("arn:aws:bedrock:")]
+        assert bedrock and all(arn.startswith(f"arn:aws:bedrock:{region}::") for arn in bedrock)
+
+
 def test_the_tenant_policy_grants_what_the_store_needs() -> None:
     arn = "arn:aws:dynamodb:us-east-1:123456789012:table/memory"
     model = "arn:aws:bedrock:us-east-1::foundation-model/amazon.titan-embed-text-v2:0"

@@ -187,11 +187,16 @@ def test_setup_on_a_table_with_items_says_to_reindex(caplog: pytest.LogCaptureFi
         assert "reindex(store)" in caplog.text
 
 
+# As the deployed function runs: Lambda's runtime names it, so its metrics print.
+IN_LAMBDA = {"AWS_LAMBDA_FUNCTION_NAME": "memory-embedder"}
+
+
 def test_lambda_handler_embeds_with_bedrock_from_env(capsys: pytest.CaptureFixture[str]) -> None:
     from lambdas.embedder import handler as lambda_handler
 
     env = {
         "TABLE_NAME": TABLE,
+        **IN_LAMBDA,
         "EMBEDDING_MODEL_ID": "amazon.titan-embed-text-v2:0",
         "EMBEDDING_DIMS": "256",
     }
@@ -230,7 +235,7 @@ def test_a_consumer_deployed_with_another_model_fails_its_batches_to_the_dlq(
         "EMBEDDING_MODEL_ID": "cohere.embed-english-v3",
         "EMBEDDING_DIMS": "1024",
     }
-    with mock_aws():
+    with mock_aws(), patched_env(IN_LAMBDA):
         titan = BedrockEmbeddings(model_id="amazon.titan-embed-text-v2:0", region_name="us-east-1")
         store = DynamoDBStore(
             TABLE,

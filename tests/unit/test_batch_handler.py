@@ -74,3 +74,44 @@ def test_settings() -> None:
     assert env.flag("ON") and not env.flag("ODD") and not env.flag("B")
     with pytest.raises(ValueError, match="Set ODD to true or false, got 'yes'"):
         env.flag("ODD", strict=True)
+
+
+# (environment, whether a metric line prints, whether an INFO log prints)
+OUTPUT = [
+    pytest.param({}, False, False, id="outside Lambda: quiet"),
+    pytest.param(
+        {"POWERTOOLS_METRICS_DISABLED": "false", "POWERTOOLS_LOG_LEVEL": "INFO"},
+        True,
+        True,
+        id="outside Lambda, asked for",
+    ),
+    pytest.param({"POWERTOOLS_METRICS_DISABLED": "true"}, False, False, id="disabled"),
+    pytest.param({"AWS_LAMBDA_FUNCTION_NAME": "fn"}, True, True, id="in Lambda: as ever"),
+]
+
+
+@pytest.mark.parametrize(("env", "metrics", "info"), OUTPUT)
+def test_a_handler_run_locally_keeps_its_metrics_and_info_logs_off_stdout(
+    env: dict[str, str],
+    metrics: bool,
+    info: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for name in ("AWS_LAMBDA_FUNCTION_NAME", "POWERTOOLS_METRICS_DISABLED", "POWERTOOLS_LOG_LEVEL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+
+    class Probe(BatchHandler, service=f"probe-{len(env)}-{sorted(env)}", event_type=EventType.SQS):
+        def process_batch(self, records: list[Mapping[str, Any]]) -> dict[str, Outcome]:
+            self.logger.info("working on %d records", len(records))
+            return {self.record_id(r): Done.OK for r in records}
+
+    probe = Probe()
+    probe.handle(sqs_event("a"))
+    probe.report({"ThingsDone": 1}, [ValueError("boom")], "a record failed")
+    out = capsys.readouterr().out
+    assert ("ThingsDone" in out) is metrics
+    assert ("working on 1 records" in out) is info
+    assert "a record failed" in out  # warnings always show

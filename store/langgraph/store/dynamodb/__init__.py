@@ -9,10 +9,10 @@ as the very module at its new path.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
+from importlib._abc import Loader  # importlib.abc's Loader, without importlib.resources
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -91,9 +91,11 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *EXPORTS})
 
 
-class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class _MovedModules(Loader):
     """Imports `langgraph.store.dynamodb.<old>` as the module now at its new path (one
-    module object under both names, never a second copy)."""
+    module object under both names, never a second copy): a meta path finder (a
+    `find_spec`) and its loader. Its base is the one `importlib.abc.Loader` names, whose
+    module would load `importlib.resources` into every import of the package."""
 
     def __init__(self) -> None:
         self._specs: dict[str, importlib.machinery.ModuleSpec | None] = {}

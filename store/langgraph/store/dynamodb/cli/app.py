@@ -2,31 +2,33 @@
 
 Namespaces on the command line are their labels joined by `.` (LangGraph forbids `.` in a
 label), e.g. `memories.acme-corp.user-8812`; an empty prefix is the whole store.
+
+The command line starts without the library: each command imports what it runs (the
+store, the saver, boto3, extraction's langchain_core) when it runs, and the command
+groups in `LAZY` load only when one of their commands runs, so `--help` and `--version`
+load Typer and Rich alone (bench/cli_startup.py measures it).
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
 import typer
-from langgraph.checkpoint.dynamodb.storage import thread_storage
-from langgraph.store.dynamodb.basestore.store import DynamoDBStore
-from langgraph.store.dynamodb.basestore.vector_index import find_index
-from langgraph.store.dynamodb.cli import extraction, threads, transfer
 from langgraph.store.dynamodb.cli import serve as serving
 from langgraph.store.dynamodb.cli.errors import ENVIRONMENT, NOT_FOUND, CliError, friendly, stderr
 from langgraph.store.dynamodb.cli.files import replacing
 from langgraph.store.dynamodb.cli.output import console, done, print_json
-from langgraph.store.dynamodb.cli.purge import purge_command
-from langgraph.store.dynamodb.cli.status import table_status
 from langgraph.store.dynamodb.cli.target import (
     JsonOpt,
+    ProfileOpt,
+    RegionOpt,
     TableOpt,
     Target,
     item_json,
@@ -34,16 +36,90 @@ from langgraph.store.dynamodb.cli.target import (
     parse_object,
     targeted,
 )
-from langgraph.store.dynamodb.jobs.tenants import tenant_storage
-from langgraph.store.dynamodb.table import creation, permissions
-from langgraph.store.dynamodb.table.permissions import PLACEHOLDERS, Component, Resources
+from langgraph.store.dynamodb.table import permissions
+from langgraph.store.dynamodb.table.permissions import (
+    PLACEHOLDERS,
+    Component,
+    Resources,
+    placeholders,
+)
 from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
-from rich.live import Live
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.spinner import Spinner
 from rich.table import Table
+from typer import _click as click  # Typer's own click, whose classes TyperGroup extends
+from typer.core import TyperCommand, TyperGroup
+
+if TYPE_CHECKING:
+    from langgraph.store.dynamodb.basestore.store import DynamoDBStore
+
+# How help renders a docstring: as markdown, whose paragraphs flow to the terminal's width.
+MARKUP: Literal["markdown"] = "markdown"
+
+
+class Lazy(NamedTuple):
+    """A command (or group) that loads when it runs: where it is, and its summary for
+    the listing of `dynamodb-memory --help` (the first line of its help)."""
+
+    source: str  # "module:attribute", a Typer app or a command function
+    summary: str
+
+
+# The commands whose modules import the library as they load, listed in this order after
+# the others.
+LAZY = {
+    "purge": Lazy(
+        "langgraph.store.dynamodb.cli.purge:purge_command",
+        "Erase everything at or below PREFIX and verify what is left.",
+    ),
+    "threads": Lazy(
+        "langgraph.store.dynamodb.cli.threads:app",
+        "The checkpointer's threads (short-term memory) on the table.",
+    ),
+    "extraction": Lazy(
+        "langgraph.store.dynamodb.cli.extraction:app",
+        "Memories formed in the background: config, status, replay.",
+    ),
+}
+
+
+def loaded(name: str) -> click.Command:
+    """The `LAZY` command `name`, imported and built as Typer builds a registered one."""
+    module, _, attribute = LAZY[name].source.partition(":")
+    found = getattr(importlib.import_module(module), attribute)
+    holder = typer.Typer(rich_markup_mode=MARKUP)
+    if isinstance(found, typer.Typer):
+        holder.add_typer(found, name=name)
+    else:
+        holder.command(name)(found)
+    return typer.main.get_group(holder).commands[name]
+
+
+class LazyGroup(TyperGroup):
+    """The top-level group: the `LAZY` commands load when one runs or is asked for by
+    name; the group's own help lists them by their summaries without loading them."""
+
+    listing = False
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        own = super().list_commands(ctx)
+        return [*own, *(name for name in LAZY if name not in own)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY and cmd_name not in self.commands:
+            if self.listing:
+                return TyperCommand(cmd_name, help=LAZY[cmd_name].summary)
+            self.add_command(loaded(cmd_name))
+        return super().get_command(ctx, cmd_name)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self.listing = False
+
 
 app = typer.Typer(
+    cls=LazyGroup,
     name="dynamodb-memory",
     help="Long-term memory for LangGraph agents on DynamoDB.\n\nRun the local endpoint, "
     "set up a table, look at and fix memories and threads. Namespaces are written with "
@@ -51,10 +127,31 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=MARKUP,
 )
-app.add_typer(threads.app, name="threads")
-app.add_typer(extraction.app, name="extraction")
-app.command("purge")(purge_command)
+DISTRIBUTION = "langgraph-dynamodb-memory"
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        import importlib.metadata
+
+        print(f"dynamodb-memory {importlib.metadata.version(DISTRIBUTION)}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Options before any command."""
+
+
 EXAMPLE_MODEL = "bedrock:amazon.titan-embed-text-v2:0"
 # The counts `usage` shows per tenant, in its columns' order.
 USAGE_COUNTS = ("namespaces", "items", "vectors", "threads", "checkpoints", "approx_bytes")
@@ -132,6 +229,8 @@ def setup(
 
     The vector index is created when an embedding model is configured (--embed); setup
     shows progress until both are ready."""
+    from langgraph.store.dynamodb.cli.status import table_status
+
     store = target.store(index=bool(target.settings.embed))
     started = time.monotonic()
     _run_setup(target, store)
@@ -158,6 +257,9 @@ def _indexed_store(target: Target, *, writes: bool) -> DynamoDBStore:
     the vector index that model fills: vectors on a table without it are found by nothing.
     A command that writes vectors adds a missing index first, as `setup --embed` does; a
     search is refused with the commands that add it."""
+    from langgraph.store.dynamodb.basestore.vector_index import find_index
+    from langgraph.store.dynamodb.table import creation
+
     store = target.store()
     index = store.index_settings
     if index is None and writes:
@@ -187,6 +289,9 @@ def _indexed_store(target: Target, *, writes: bool) -> DynamoDBStore:
 
 def _setup_with_progress(run: Any, client: Any, table_name: str) -> None:
     """Run `setup` on a thread while a spinner shows the table and index states."""
+    from rich.live import Live
+    from rich.spinner import Spinner
+
     errors: list[BaseException] = []
 
     def work() -> None:
@@ -207,6 +312,8 @@ def _setup_with_progress(run: Any, client: Any, table_name: str) -> None:
 
 
 def _progress_text(client: Any, table_name: str) -> str:
+    from langgraph.store.dynamodb.table import creation
+
     description = creation.describe(client, table_name)
     if description is None:
         return f"Creating table {table_name}…"
@@ -229,6 +336,8 @@ def status(
     ] = False,
 ) -> None:
     """Show the table, its vector index, its size and namespaces."""
+    from langgraph.store.dynamodb.cli.status import table_status
+
     info = table_status(target.store(index=False), exact=exact)
     if target.json:
         print_json(info)
@@ -277,6 +386,7 @@ def reindex_items(
     Stale: written before the index, still pending, or by another model. Resumes where an
     interrupted run stopped."""
     from langgraph.store.dynamodb.jobs.reindex import ReindexProgress, reindex
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     store = _indexed_store(target, writes=True)
     if store.index_config is None:
@@ -398,6 +508,9 @@ def usage(
     Per thread tenant (`.threads.<tenant>`; without PREFIX the threads of savers without
     a tenant key, and those of each --threads-tenant): threads, checkpoints, rows and
     approximate bytes, read from the thread registry with one Query per thread. No Scan."""
+    from langgraph.checkpoint.dynamodb.storage import thread_storage
+    from langgraph.store.dynamodb.jobs.tenants import tenant_storage
+
     store = target.store(index=False)
     groups = tenant_storage(store.client, store.table_name, parse_namespace(prefix))
     tenants = ([] if prefix else [""]) + list(dict.fromkeys(threads_tenant or []))
@@ -567,17 +680,21 @@ def policy(
     dead_letter_arn: Annotated[
         str, typer.Option(help="The extraction dead-letter queue's ARN")
     ] = PLACEHOLDERS.dead_letter_arn or "",
+    region: RegionOpt = None,
+    profile: ProfileOpt = None,
 ) -> None:
     """Print the IAM policy a component needs.
 
     It is exactly what the library declares and the CDK stack grants (placeholder ARNs
-    unless given)."""
+    unless given; the Bedrock models' in the configured region)."""
+    settings = Target.of(region=region, profile=profile).settings
+    defaults = placeholders(settings.region or settings.session().region_name or "REGION")
     resources = Resources(
         table_arn=table_arn,
         vector_index=index_name,
         stream_arn=stream_arn,
-        model_arns=tuple(model_arn or PLACEHOLDERS.model_arns),
-        chat_model_arns=tuple(chat_model_arn or PLACEHOLDERS.chat_model_arns),
+        model_arns=tuple(model_arn or defaults.model_arns),
+        chat_model_arns=tuple(chat_model_arn or defaults.chat_model_arns),
         queue_arn=queue_arn,
         dead_letter_arn=dead_letter_arn,
     )
@@ -599,6 +716,8 @@ def export_items(
     Each line holds a namespace, key, value, timestamps, TTL and index choice; each
     namespace is read in key order, so writes meanwhile cannot make a memory appear twice
     or not at all. Vectors are not exported (import embeds again)."""
+    from langgraph.store.dynamodb.cli import transfer
+
     store = target.store(index=False)
     ns = parse_namespace(prefix)
     if output is None:
@@ -623,6 +742,8 @@ def import_items(
 
     Timestamps, TTL and index choice are restored. Every line is checked before anything
     is written. With an embedding model, a table without a vector index gets one first."""
+    from langgraph.store.dynamodb.cli import transfer
+
     store = _indexed_store(target, writes=True)
     if str(source) == "-":
         imported = transfer.import_lines(store, sys.stdin)

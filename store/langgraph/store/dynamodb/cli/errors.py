@@ -17,15 +17,6 @@ from botocore.exceptions import (
     ProfileNotFound,
 )
 from botocore.exceptions import ConnectionError as BotoConnectionError
-from langgraph.store.base import InvalidNamespaceError
-from langgraph.store.dynamodb.basestore.config import ConfigError
-from langgraph.store.dynamodb.basestore.vector_index import VectorIndexUnsupportedError
-from langgraph.store.dynamodb.table.errors import (
-    AccessDeniedError,
-    KeySchemaError,
-    NamespaceFullError,
-    TableNotFoundError,
-)
 from rich.console import Console
 
 P = ParamSpec("P")
@@ -77,6 +68,17 @@ def confirm_or_decline(question: str, *, typed: str | None = None) -> None:
 
 def explain(error: BaseException) -> tuple[str, int] | None:
     """The message and exit code for an error the user can fix; None for a bug."""
+    # The library's errors, loaded once there is one: the command line starts without it.
+    from langgraph.store.base import InvalidNamespaceError
+    from langgraph.store.dynamodb.basestore.config import ConfigError
+    from langgraph.store.dynamodb.basestore.vector_index import VectorIndexUnsupportedError
+    from langgraph.store.dynamodb.table.errors import (
+        AccessDeniedError,
+        KeySchemaError,
+        NamespaceFullError,
+        TableNotFoundError,
+    )
+
     if isinstance(error, CliError):
         return str(error), error.code
     if isinstance(error, PartlyDone):

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langgraph.store.dynamodb.cli.target import Target
 from rich.console import Console
+
+if TYPE_CHECKING:
+    from langgraph.store.dynamodb.cli.target import Target
 
 console = Console(highlight=False)
 

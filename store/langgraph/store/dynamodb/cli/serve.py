@@ -11,7 +11,6 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-import boto3
 from langgraph.store.dynamodb.cli.errors import ENVIRONMENT, CliError
 
 DEFAULT_PORT = 8484
@@ -85,6 +84,8 @@ def run(
 
         def client_for(region: str) -> Any:
             """A client whose requests the endpoint serves also once drained."""
+            import boto3
+
             return boto3.client(
                 "dynamodb",
                 endpoint_url=endpoint.url,

@@ -1,4 +1,7 @@
-"""Which table the command works on, from the common options over the configured settings."""
+"""Which table the command works on, from the common options over the configured settings.
+
+The options are declared here without the library: the store, the saver and boto3 load
+when a command builds its `Target` (`--help` and `--version` never do)."""
 
 from __future__ import annotations
 
@@ -7,23 +10,20 @@ import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from botocore.config import Config
-from langgraph.checkpoint.dynamodb import DynamoDBSaver
-from langgraph.store.base import Item
-from langgraph.store.dynamodb.basestore.config import StoreSettings, load_settings
-from langgraph.store.dynamodb.basestore.store import DynamoDBStore
 from langgraph.store.dynamodb.cli.errors import ENVIRONMENT, CliError
-from langgraph.store.dynamodb.embedders.lexical import LexicalEmbeddings
-from langgraph.store.dynamodb.embedders.local_embeddings import MiniLMEmbeddings
-from langgraph.store.dynamodb.items.model_pin import BEDROCK, identity_of, read_pin
-from langgraph.store.dynamodb.table.dynamo import fail_fast_on_connection_errors
-from langgraph.store.dynamodb.table.errors import TableNotFoundError, table_must_exist
-from langgraph.store.dynamodb.table.keys import Namespace
 from langgraph.store.dynamodb.table.schema import PIN_FIELDS
 from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME
+
+if TYPE_CHECKING:
+    from botocore.config import Config
+    from langgraph.checkpoint.dynamodb import DynamoDBSaver
+    from langgraph.store.base import Item
+    from langgraph.store.dynamodb.basestore.config import StoreSettings
+    from langgraph.store.dynamodb.basestore.store import DynamoDBStore
+    from langgraph.store.dynamodb.table.keys import Namespace
 
 R = TypeVar("R")
 
@@ -32,13 +32,18 @@ R = TypeVar("R")
 # also on AWS's endpoints), while throttling and server errors keep the library's adaptive
 # retries.
 CONNECT_TIMEOUT_SECONDS = 1
-CLI_BOTO_CONFIG = Config(connect_timeout=CONNECT_TIMEOUT_SECONDS)
 
 # The configurable key of the savers the command line builds for one tenant: any name
 # does, as a thread's keys hold the tenant's value, never the key's name.
 TENANT_KEY = "tenant"
-LEXICAL_PROVIDER = LexicalEmbeddings.PINNED_AS
-MINILM_PROVIDER = MiniLMEmbeddings.PINNED_AS
+
+
+def cli_boto_config() -> Config:
+    """The botocore config of the command line's clients: the short connect timeout."""
+    from botocore.config import Config
+
+    return Config(connect_timeout=CONNECT_TIMEOUT_SECONDS)
+
 
 TableOpt = Annotated[
     str | None, typer.Option("--table", "-t", help="Table name (env DYNAMODB_MEMORY_TABLE).")
@@ -100,6 +105,8 @@ def targeted(
 
         @functools.wraps(command)
         def wrapper(**kwargs: Any) -> R:
+            from langgraph.store.dynamodb.table.errors import TableNotFoundError
+
             options = {p.name: kwargs.pop(p.name) for p in shared}
             json_out = options.pop("json_out", False)
             target = Target.of(json_out=json_out, **options)
@@ -134,6 +141,8 @@ class Target:
         dims: int | None = None,
         fields: str | None = None,
     ) -> Target:
+        from langgraph.store.dynamodb.basestore.config import load_settings
+
         settings = load_settings().with_overrides(
             table=table,
             region=region,
@@ -164,10 +173,13 @@ class Target:
         """A checkpointer on the target table, for the threads of `tenant` (those a saver
         with a `tenant_key` wrote for that tenant) or, for None, of a saver without one.
         Unbound (`bound=False`), it serves every tenant (extraction reads it so)."""
+        from langgraph.checkpoint.dynamodb import DynamoDBSaver
+        from langgraph.store.dynamodb.table.dynamo import fail_fast_on_connection_errors
+
         self._check_region()
         saver = DynamoDBSaver(
             self.table,
-            boto_config=CLI_BOTO_CONFIG,
+            boto_config=cli_boto_config(),
             tenant_key=None if tenant is None else TENANT_KEY,
             region_name=self.settings.region,
             endpoint_url=self.settings.endpoint_url,
@@ -204,7 +216,10 @@ class Target:
 
 def _cli_store(table: str, settings: StoreSettings) -> DynamoDBStore:
     """A store for one command: the library's retries, but a dead endpoint fails fast."""
-    store = DynamoDBStore(table, boto_config=CLI_BOTO_CONFIG, **settings.store_kwargs())
+    from langgraph.store.dynamodb.basestore.store import DynamoDBStore
+    from langgraph.store.dynamodb.table.dynamo import fail_fast_on_connection_errors
+
+    store = DynamoDBStore(table, boto_config=cli_boto_config(), **settings.store_kwargs())
     fail_fast_on_connection_errors(store.client)
     return store
 
@@ -212,6 +227,11 @@ def _cli_store(table: str, settings: StoreSettings) -> DynamoDBStore:
 def pinned_settings(store: DynamoDBStore, settings: StoreSettings) -> StoreSettings:
     """`settings` with the embedding model (and, unless given, the fields) the table's
     index pinned at setup, if any."""
+    from langgraph.store.dynamodb.embedders.lexical import LexicalEmbeddings
+    from langgraph.store.dynamodb.embedders.local_embeddings import MiniLMEmbeddings
+    from langgraph.store.dynamodb.items.model_pin import BEDROCK, identity_of, read_pin
+    from langgraph.store.dynamodb.table.errors import table_must_exist
+
     with table_must_exist(store.client, store.table_name):
         pin = read_pin(store.client, store.table_name, DEFAULT_INDEX_NAME)
     if pin is None:
@@ -219,8 +239,8 @@ def pinned_settings(store: DynamoDBStore, settings: StoreSettings) -> StoreSetti
     model = identity_of(pin)
     names = {
         BEDROCK: f"bedrock:{model.model}",
-        LEXICAL_PROVIDER: "lexical",
-        MINILM_PROVIDER: "local:minilm",
+        LexicalEmbeddings.PINNED_AS: "lexical",
+        MiniLMEmbeddings.PINNED_AS: "local:minilm",
     }
     if model.provider not in names:
         raise CliError(

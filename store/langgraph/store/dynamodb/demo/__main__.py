@@ -129,9 +129,6 @@ def choose_embeddings(choice: str) -> Embedder:
 
 def run(choice: str = "auto") -> None:
     """The scenario, printed for a person."""
-    # The consumer's Lambda logs and metrics (Powertools) would flood the screen here.
-    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
-    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
     from langgraph.store.dynamodb.stream.consumer import EXTRACTION_PATTERNS, StreamConsumer
     from langgraph.store.dynamodb.testing import local_endpoint, run_consumer
     from langgraph.store.dynamodb.testing.auto_extract import run_extraction

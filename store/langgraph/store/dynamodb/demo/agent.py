@@ -24,8 +24,9 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
 # The `configurable` key naming the tenant whose thread a config is (DynamoDBSaver's
-# tenant_key): the tenant leads every key of its threads, as it leads its namespaces.
-TENANT_KEY = "tenant_id"
+# tenant_key): the tenant leads every key of its threads, as it leads its namespaces. The
+# deployed extraction worker reads threads by the same key (the stack's threadTenantKey).
+TENANT_KEY = "tenant"
 REMEMBER = re.compile(r"^remember(?: for (?P<minutes>[\d.]+) minutes?)?:\s*(?P<text>.+)$", re.I)
 
 

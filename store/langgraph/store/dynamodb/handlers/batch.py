@@ -14,6 +14,12 @@ it writes one step, `process_batch`, giving each record's outcome by the record'
 (`record_id`: what the partial batch response names); the per-record function the base
 hands Powertools returns that outcome, or raises it. `Environment` reads the variables the
 CDK stack sets on either function.
+
+Outside Lambda (`drain_stream`, `drain_queue`, `serve`, a test) a handler is quiet by
+default, as its metric lines and INFO logs would land in the user's stdout: no metrics,
+logs from WARNING. `POWERTOOLS_METRICS_DISABLED=false` and `POWERTOOLS_LOG_LEVEL=INFO`
+bring them back there; in Lambda (`AWS_LAMBDA_FUNCTION_NAME` set) Powertools' own
+defaults and variables decide, as ever.
 """
 
 from __future__ import annotations
@@ -36,6 +42,10 @@ from aws_lambda_powertools.utilities.data_classes.common import DictWrapper
 from langgraph.store.dynamodb.handlers.tracing import Tracing
 
 DEFAULT_NAMESPACE = "LangGraphMemory"
+IN_LAMBDA = "AWS_LAMBDA_FUNCTION_NAME"  # set by Lambda's runtime
+LOG_LEVEL = "POWERTOOLS_LOG_LEVEL"
+METRICS_DISABLED = "POWERTOOLS_METRICS_DISABLED"
+QUIET_LOG_LEVEL = "WARNING"
 # Where a record of each event type keeps the id its partial batch response names.
 RECORD_ID: dict[EventType, tuple[str, ...]] = {
     EventType.SQS: ("messageId",),
@@ -44,6 +54,15 @@ RECORD_ID: dict[EventType, tuple[str, ...]] = {
 
 # A record's outcome: what the handler did with it, or the error that fails it alone.
 Outcome: TypeAlias = StrEnum | Exception
+
+
+def loud(variable: str) -> bool:
+    """Whether Powertools' `variable` decides (in Lambda, or when set outside it: only
+    `POWERTOOLS_METRICS_DISABLED=false` turns metrics on there); else the handler is quiet."""
+    if IN_LAMBDA in os.environ:
+        return True
+    value = os.environ.get(variable)
+    return value is not None and (variable != METRICS_DISABLED or value.lower() == "false")
 
 
 class BatchHandler(ABC):
@@ -61,7 +80,7 @@ class BatchHandler(ABC):
         super().__init_subclass__(**kwargs)
         cls.service = service
         cls.event_type = event_type
-        cls.logger = Logger(service=service)
+        cls.logger = Logger(service=service, level=None if loud(LOG_LEVEL) else QUIET_LOG_LEVEL)
         cls.metrics = Metrics(
             namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", DEFAULT_NAMESPACE),
             service=service,
@@ -98,9 +117,17 @@ class BatchHandler(ABC):
         failure at WARNING, saying `why`."""
         for name, value in counts.items():
             self.metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
-        self.metrics.flush_metrics()
+        self.emit_metrics()
         for error in failures:
             self.logger.warning(why, exc_info=error)
+
+    def emit_metrics(self) -> None:
+        """Flush the metrics added so far (one EMF line), or, outside Lambda unless asked
+        for, drop them."""
+        if loud(METRICS_DISABLED):
+            self.metrics.flush_metrics()
+        else:
+            self.metrics.clear_metrics()
 
     # `_handle` by name: the traced invocation's subsegment is `## _handle`.
     def _handle(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:

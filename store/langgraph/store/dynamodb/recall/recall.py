@@ -70,9 +70,10 @@ def recall(
     history: bool = False,
 ) -> list[Recalled]:
     """The most relevant memories for `query` from each source (templates filled with
-    `values`: tenant, user id, ...), best first, as many as fit in `max_tokens`. With
-    `history`, superseded memories too (marked). A store error propagates; see
-    `recall_or_nothing` for the hot path."""
+    `values`: tenant, user id, ...), best first, as many as fit in `max_tokens`, each text
+    once (two strategies that extracted the same sentence show it once, from the better
+    match, and spend the budget once). With `history`, superseded memories too (marked).
+    A store error propagates; see `recall_or_nothing` for the hot path."""
     namespaces = [(s, s.filled(values)) for s in sources]
     usable = [(s, ns) for s, ns in namespaces if ns is not None]
     if not usable or not query.strip():
@@ -88,14 +89,21 @@ def recall(
             if isinstance(item, SearchItem):
                 found.append(Recalled(source.label, _text(item), item.score, item))
     found.sort(key=lambda r: -(r.score or 0.0))
-    kept, used = [], 0
+    kept, used, seen = [], 0, set()
     for recalled in found:
         cost = tokens(recalled.text)
-        if used + cost > max_tokens:
+        if normalized(recalled.text) in seen or used + cost > max_tokens:
             continue
         kept.append(recalled)
+        seen.add(normalized(recalled.text))
         used += cost
     return kept
+
+
+def normalized(text: str) -> str:
+    """`text` as recall compares it: case, runs of whitespace and a final full stop
+    ignored."""
+    return " ".join(text.casefold().split()).removesuffix(".")
 
 
 def recall_or_nothing(

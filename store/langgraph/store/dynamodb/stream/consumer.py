@@ -252,7 +252,7 @@ class StreamConsumer(BatchHandler, service="memory-embedder", event_type=EventTy
                 embeddings, model = self.ready()
             except ModelMismatchError as error:
                 self.metrics.add_metric(name="ModelMismatch", unit=MetricUnit.Count, value=1)
-                self.metrics.flush_metrics()
+                self.emit_metrics()
                 self.logger.error(
                     f"Stream batch refused, nothing embedded: {error}",
                     extra={"table": self.table_name, "records": len(items)},
@@ -271,7 +271,7 @@ class StreamConsumer(BatchHandler, service="memory-embedder", event_type=EventTy
                 self._usage.flush()
             self._report(outcomes, embedder)
         elif checkpoints and self._router is not None:
-            self.metrics.flush_metrics()
+            self.emit_metrics()
         return outcomes
 
     def process(

@@ -297,13 +297,18 @@ def needed_by(components: Iterable[Component]) -> frozenset[Permission]:
     return found
 
 
-# The placeholders docs/deploy.md and `dynamodb-memory policy` print by default.
-PLACEHOLDERS = Resources(
-    table_arn="TABLE_ARN",
-    vector_index=DEFAULT_INDEX_NAME,
-    stream_arn="STREAM_ARN",
-    model_arns=("arn:aws:bedrock:REGION::foundation-model/amazon.titan-embed-text-v2:0",),
-    chat_model_arns=("arn:aws:bedrock:REGION::foundation-model/amazon.nova-micro-v1:0",),
-    queue_arn="EXTRACTION_QUEUE_ARN",
-    dead_letter_arn="EXTRACTION_DLQ_ARN",
-)
+def placeholders(region: str = "REGION") -> Resources:
+    """The placeholder ARNs docs/deploy.md and `dynamodb-memory policy` print by default,
+    the Bedrock models' in `region` (a placeholder too unless known)."""
+    return Resources(
+        table_arn="TABLE_ARN",
+        vector_index=DEFAULT_INDEX_NAME,
+        stream_arn="STREAM_ARN",
+        model_arns=(f"arn:aws:bedrock:{region}::foundation-model/amazon.titan-embed-text-v2:0",),
+        chat_model_arns=(f"arn:aws:bedrock:{region}::foundation-model/amazon.nova-micro-v1:0",),
+        queue_arn="EXTRACTION_QUEUE_ARN",
+        dead_letter_arn="EXTRACTION_DLQ_ARN",
+    )
+
+
+PLACEHOLDERS = placeholders()

@@ -3,7 +3,10 @@
 ``from langgraph.store.dynamodb.testing import mock_aws`` in place of
 ``from moto import mock_aws`` is all a test changes. See :func:`mock_aws`,
 :func:`local_endpoint`, :func:`local_endpoint_process`, :class:`EmulatorSettings`;
-:class:`ScriptedChatModel` plays an agent's chat model without an LLM.
+:class:`ScriptedChatModel` plays an agent's chat model without an LLM. The Lambdas run on
+the emulation as AWS runs them: :func:`drain_stream` (the stream's) and
+:func:`drain_queue` (the extraction queue's), or in the background (:func:`run_consumer`,
+:func:`run_queue`); :func:`advance_queue` lets a delayed message's time pass.
 """
 
 from langgraph.store.dynamodb.testing._moto_compat import IncompatibleMotoError, incompatible
@@ -17,6 +20,13 @@ try:
         local_endpoint,
         local_endpoint_process,
         mock_aws,
+    )
+    from langgraph.store.dynamodb.testing.queues import (
+        BackgroundQueue,
+        QueueReport,
+        advance_queue,
+        drain_queue,
+        run_queue,
     )
     from langgraph.store.dynamodb.testing.streams import (
         BackgroundConsumer,
@@ -37,6 +47,7 @@ except ImportError as error:
 __all__ = [
     "TTL_USER_IDENTITY",
     "BackgroundConsumer",
+    "BackgroundQueue",
     "DrainReport",
     "EmulatedMockAWS",
     "EmulatorSettings",
@@ -44,8 +55,11 @@ __all__ = [
     "LambdaContext",
     "LexicalEmbedder",
     "LexicalEmbeddings",
+    "QueueReport",
     "ScriptedChatModel",
+    "advance_queue",
     "current_settings",
+    "drain_queue",
     "drain_stream",
     "emulated_regions",
     "emulated_tables",
@@ -55,5 +69,6 @@ __all__ = [
     "matches_filter",
     "mock_aws",
     "run_consumer",
+    "run_queue",
     "tool_call",
 ]

@@ -1,12 +1,19 @@
 """The "custom" strategy: a built-in strategy's prompt with your instructions appended or
-in its place, or your own output schema (a pydantic model, named by import path, or a JSON
-schema of one memory), into your own namespace template. Everything is checked when the
-config is built: one line per problem."""
+in its place, or your own output schema (a pydantic model, the class or its import path,
+or a JSON schema of one memory), into your own namespace template. Everything is checked
+when the config is built: one line per problem.
+
+A pydantic model is turned into its JSON schema when the strategy is built (in your
+process, where your code imports), and the config stores that schema: whoever reads the
+config back (the extraction Lambda, `extraction status`, replay) extracts with the schema
+and never imports your code. The model's import path stays beside it as a hint of where
+the schema came from."""
 
 from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar, Literal
@@ -49,9 +56,10 @@ class CustomStrategy(Strategy):
     """`instructions` appended to (`mode="append"`) or replacing (`"replace"`) the prompt
     of the `base` strategy, whose schema and namespace rules it keeps; or, with
     `output_schema` (a JSON schema of one memory: an object of string, number, integer,
-    boolean, enum or string-array properties) or `output_model` (`"module:Class"`, a
-    pydantic model), its own schema, each memory stored as its fields plus `text` (the
-    `text_field`'s value, else every field as `name: value`)."""
+    boolean, enum or string-array properties) or `output_model` (a pydantic model of one
+    memory, the class or `"module:Class"`, stored as its JSON schema in `output_schema`
+    with `output_model` as `"module:Class"`), its own schema, each memory stored as its
+    fields plus `text` (the `text_field`'s value, else every field as `name: value`)."""
 
     kind: ClassVar[str] = "custom"
     prompt_version: ClassVar[str] = "custom-1"
@@ -60,13 +68,30 @@ class CustomStrategy(Strategy):
     mode: Literal["append", "replace"] = "append"
     base: Base = "semantic_facts"
     output_schema: dict[str, Any] | None = None
-    output_model: str | None = None
+    output_model: str | type[BaseModel] | None = None
     text_field: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _model_as_schema(cls, data: Any) -> Any:
+        """A pydantic model (the class, or its path with no schema yet: imported here) as
+        its JSON schema, the model kept as its path; a stored config (a path and its
+        schema) as it is, importing nothing."""
+        if not isinstance(data, dict) or data.get("output_model") is None:
+            return data
+        given = data["output_model"]
+        if isinstance(given, str) and data.get("output_schema") is not None:
+            return data
+        if data.get("output_schema") is not None:
+            raise ValueError("give output_schema or output_model, not both")
+        model = _imported(given) if isinstance(given, str) else given
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            raise ValueError(f"output_model {given!r} is not a pydantic model")
+        path = f"{model.__module__}:{model.__qualname__}"
+        return {**data, "output_schema": model.model_json_schema(), "output_model": path}
 
     @model_validator(mode="after")
     def _schema_fits(self) -> CustomStrategy:
-        if self.output_schema is not None and self.output_model is not None:
-            raise ValueError("give output_schema or output_model, not both")
         fields = self.memory_model().model_fields if self.own_schema else None
         if self.text_field is not None and (fields is None or self.text_field not in fields):
             raise ValueError(f"text_field {self.text_field!r} is not a field of the output schema")
@@ -75,12 +100,16 @@ class CustomStrategy(Strategy):
     @property
     def own_schema(self) -> bool:
         """Whether the strategy extracts into its own schema (not its base's)."""
-        return self.output_schema is not None or self.output_model is not None
+        return self.output_schema is not None
 
     @property
     def version(self) -> str:
-        """The prompt version, naming the instructions and schema it was built from."""
-        source = repr((self.instructions, self.mode, self.base, self.output_schema))
+        """The prompt version, naming what its memories depend on: the instructions, the
+        base or schema (an `output_model`'s too), and the field that becomes `text`."""
+        source = json.dumps(
+            [self.instructions, self.mode, self.base, self.output_schema, self.text_field],
+            sort_keys=True,
+        )
         return f"{self.prompt_version}-{hashlib.sha256(source.encode()).hexdigest()[:8]}"
 
     def prompt(self) -> str:
@@ -92,8 +121,6 @@ class CustomStrategy(Strategy):
 
     def memory_model(self) -> type[BaseModel]:
         """One memory of the own schema, as a pydantic model (ValueError when invalid)."""
-        if self.output_model is not None:
-            return _imported(self.output_model)
         return _from_json_schema(self.output_schema or {})
 
     def extract(self, transcript: Transcript, model: BaseChatModel) -> Sequence[Candidate]:
@@ -128,15 +155,12 @@ def _versioned(candidate: Candidate, version: str) -> Candidate:
     return replace(candidate, provenance=replace(candidate.provenance, prompt_version=version))
 
 
-def _imported(path: str) -> type[BaseModel]:
+def _imported(path: str) -> Any:
     module, _, name = path.partition(":")
     try:
-        found = getattr(importlib.import_module(module), name)
+        return getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError, ValueError) as error:
         raise ValueError(f"output_model {path!r} cannot be imported: {error}") from None
-    if not (isinstance(found, type) and issubclass(found, BaseModel)):
-        raise ValueError(f"output_model {path!r} is not a pydantic model")
-    return found
 
 
 def _from_json_schema(schema: Mapping[str, Any]) -> type[BaseModel]:
@@ -152,7 +176,7 @@ def _from_json_schema(schema: Mapping[str, Any]) -> type[BaseModel]:
         raise ValueError(f"output_schema requires {sorted(unknown)[0]!r}, which is no property")
     fields: dict[str, Any] = {}
     for name, spec in schema["properties"].items():
-        kind = _python_type(name, spec)
+        kind = _python_type(name, _resolved(spec, schema))
         description = spec.get("description", "")
         default = ... if name in required else None
         fields[name] = (
@@ -163,6 +187,22 @@ def _from_json_schema(schema: Mapping[str, Any]) -> type[BaseModel]:
         return create_model(str(schema.get("title", "Memory")), **fields)
     except (ValidationError, TypeError, NameError) as error:
         raise ValueError(f"output_schema is not valid: {error}") from None
+
+
+def _resolved(spec: Any, schema: Mapping[str, Any]) -> Any:
+    """A property's spec as a pydantic model's schema writes it, plainly: an optional
+    one (`anyOf` a type and null) as that type, a `$ref` (an Enum's) as its definition."""
+    if not isinstance(spec, dict):
+        return spec
+    options = [o for o in spec.get("anyOf", ()) if o != {"type": "null"}]
+    if len(options) == 1:
+        spec = {**{k: v for k, v in spec.items() if k != "anyOf"}, **options[0]}
+    ref = spec.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        found = schema.get("$defs", {}).get(ref.removeprefix("#/$defs/"))
+        if isinstance(found, dict):
+            spec = {**{k: v for k, v in spec.items() if k != "$ref"}, **found}
+    return spec
 
 
 def _python_type(name: str, spec: Any) -> Any:

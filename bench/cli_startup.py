@@ -1,0 +1,86 @@
+"""The command line's start-up: how long `dynamodb-memory` takes before it does anything,
+against the interpreter's own start. Each command runs in a fresh interpreter (as the
+console script does), after one unmeasured run that warms the page cache; median of
+`--runs`. `ls` goes to an endpoint nothing listens on, so it times start-up, the store's
+imports and one refused connection (it exits 3, as documented). Targets (issue 41):
+`--help` within 0.3 s and a simple command within 0.6 s of the interpreter's start. The
+CPU seconds (user + system) are reported too: on shared cores they vary less than the wall.
+
+    python -m bench.cli_startup [--runs 7]   (make bench: bench/results/cli-startup.md)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+CLI = (sys.executable, "-m", "langgraph.store.dynamodb")
+UNREACHABLE = "http://127.0.0.1:9"  # the discard port: refused at once
+# (what runs, its command line, the target above the interpreter's start in seconds)
+CASES: tuple[tuple[str, tuple[str, ...], float | None], ...] = (
+    ("the interpreter alone (`python -c pass`)", (sys.executable, "-c", "pass"), None),
+    ("`dynamodb-memory --help`", (*CLI, "--help"), 0.3),
+    ("`dynamodb-memory --version`", (*CLI, "--version"), 0.6),
+    (
+        "`dynamodb-memory ls` (unreachable endpoint)",
+        (*CLI, "ls", "--endpoint-url", UNREACHABLE, "--table", "t", "--region", "us-east-1"),
+        0.6,
+    ),
+)
+ENV = {**os.environ, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+
+
+def seconds(command: tuple[str, ...]) -> tuple[float, float]:
+    """Wall and CPU seconds of one run of `command` (its output discarded)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(command, env=ENV, capture_output=True, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def median(command: tuple[str, ...], runs: int) -> tuple[float, float]:
+    """Median wall and CPU seconds of `runs` runs, after one that warms the caches."""
+    seconds(command)
+    measured = [seconds(command) for _ in range(runs)]
+    return statistics.median(w for w, _ in measured), statistics.median(c for _, c in measured)
+
+
+def report(runs: int) -> str:
+    """The results as a markdown page."""
+    measured = [(title, median(command, runs), target) for title, command, target in CASES]
+    wall0, cpu0 = measured[0][1]
+    lines = [
+        "# Command-line start-up",
+        "",
+        f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores "
+        f"(shared), median of {runs} fresh runs (`python -m bench.cli_startup`).",
+        "",
+        "| command | wall (s) | wall above the interpreter (s) | CPU (s) | CPU above (s) "
+        "| target above (s) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for title, (wall, cpu), target in measured:
+        above = ("", "") if target is None else (f"{wall - wall0:.3f}", f"{cpu - cpu0:.3f}")
+        lines.append(
+            f"| {title} | {wall:.3f} | {above[0]} | {cpu:.3f} | {above[1]} | {target or ''} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7, help="runs measured per command")
+    args = parser.parse_args()
+    print(report(args.runs), end="")
+
+
+if __name__ == "__main__":
+    main()
