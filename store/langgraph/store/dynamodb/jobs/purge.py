@@ -61,6 +61,15 @@ from langgraph.store.dynamodb.table.keys import (
     registry_prefix,
     registry_sort_key,
 )
+from langgraph.store.dynamodb.table.row_kinds import (
+    GROUP_ROWS,
+    ITEMS,
+    REGISTRY_ROWS,
+    REINDEX_MARKERS,
+    VECTOR_ROWS,
+    Scope,
+    erased_kinds,
+)
 from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.schema import (
     GROUPS_PK,
@@ -86,13 +95,8 @@ FLUSH_ROWS = dynamo.BATCH_WRITE_LIMIT * dynamo.MAX_WORKERS
 # Parallel segments of a sweeping purge's Scan (each a paginated Scan of its share).
 SCAN_SEGMENTS = 4
 
-ITEMS = "items"
-VECTOR_ROWS = "vector_rows"
+# Rows of no declared kind, which only a wipe of every tenant meets.
 OTHER_ROWS = "other_rows"
-REGISTRY_ROWS = "registry_rows"
-GROUP_ROWS = "group_rows"
-# Reindex resume markers: the kind keeps the name results and the CLI have reported.
-REINDEX_MARKERS = "reindex_checkpoints"
 
 Key = dict[str, str]
 
@@ -328,10 +332,20 @@ class _Scope:
             flush(rows, len(namespaces))
 
     def delete(self, keys: Iterable[Mapping[str, str]], kind: str | None = None) -> Counter[str]:
-        """Delete rows by key; their count by kind (`kind`, else told by their sort key)."""
+        """Delete rows by key; their count by kind (`kind`, else told by their sort key).
+        Items a source names (memories outside the prefix) go after their extra vector
+        rows, and their namespaces are marked emptied when they are."""
         found = [dict(key) for key in keys]
+        # (A namespace's own items go with their partition, vector rows included.)
+        items = [key for key in found if kind not in (None, ITEMS) and _is_item(key)]
+        read = dynamo.batch_get(self.client, self.table, items, consistent=True)
+        extras = [extra for item in read for extra in vector_rows.current_rows(item)]
+        dynamo.batch_write(self.client, self.table, vector_rows.deletes(extras))
         dynamo.batch_write(self.client, self.table, vector_rows.deletes(found))
-        return Counter(kind or _kind(key[SK]) for key in found)
+        self.registry.forget_if_empty({decode_namespace(key[PK]) for key in items})
+        return Counter([VECTOR_ROWS] * len(extras)) + Counter(
+            kind or _kind(key[SK]) for key in found
+        )
 
     def find(self) -> _Swept:
         """Every row in scope, by one Scan of the whole table (`SCAN_SEGMENTS` segments)."""
@@ -467,8 +481,8 @@ class _Scope:
 
     def _kinds(self) -> list[str]:
         """The kinds every census reports, found or not."""
-        fixed = [ITEMS, VECTOR_ROWS, REGISTRY_ROWS, GROUP_ROWS, REINDEX_MARKERS]
-        return (fixed if self.prefix is not None else []) + [s.kind for s in self.sources]
+        namespaces = erased_kinds(Scope.NAMESPACE) if self.prefix is not None else []
+        return namespaces + [s.kind for s in self.sources]
 
     def _partition_keys(self, namespace: Namespace) -> Iterator[Key]:
         return self._query(encode_namespace(namespace), "")
@@ -514,6 +528,10 @@ def _is_namespace_partition(pk: str) -> bool:
     """Whether `pk` is a namespace's partition: no namespace encodes to a key starting with
     the separator, and every other partition does (`schema`)."""
     return not pk.startswith(SEPARATOR)
+
+
+def _is_item(key: Mapping[str, str]) -> bool:
+    return _is_namespace_partition(key[PK]) and key[SK].startswith(ITEM_PREFIX)
 
 
 def _kind(sort_key: str) -> str:

@@ -1,7 +1,9 @@
 """The ledger: one row per memory formed from a thread (its namespace and key), in the
 thread's ledger partition, written before the memory and only while the run holds the
-thread's cursor. It is how a thread's memories are found to forget them, and how a purge
-finds the memories of a tenant's threads wherever their templates put them."""
+thread's cursor, each transaction with the tenant's index row naming the partition (so a
+purge finds it whatever became of the thread's cursors). It is how a thread's memories
+are found to forget them, and how a purge finds the memories of a tenant's threads
+wherever their templates put them."""
 
 from __future__ import annotations
 
@@ -9,19 +11,23 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from langgraph.store.dynamodb.extraction.engine.cursor import Cursor, under_lease
-from langgraph.store.dynamodb.extraction.engine.keys import ledger_key, ledger_pk
-from langgraph.store.dynamodb.items.vector_rows import current_rows
+from langgraph.store.dynamodb.extraction.engine.keys import (
+    ledger_index_key,
+    ledger_key,
+    ledger_pk,
+)
 from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.extraction_rows import ledger_index_of
 from langgraph.store.dynamodb.table.keys import (
     Namespace,
     decode_namespace,
     encode_namespace,
-    item_sort_key,
 )
 from langgraph.store.dynamodb.table.schema import MEMORY_KEY, MEMORY_NAMESPACE, PK, SK
 
-# A TransactWriteItems holds at most 100 actions: the cursor's check and 99 ledger rows.
-PER_TRANSACTION = 99
+# A TransactWriteItems holds at most 100 actions: the cursor's check, the ledger index row
+# and 98 ledger rows.
+PER_TRANSACTION = 98
 Memory = tuple[Namespace, str]
 
 
@@ -34,7 +40,8 @@ class Ledger:
 
     def record(self, cursor: Cursor, owner: str, memories: Sequence[Memory]) -> None:
         """Write the ledger rows of `memories` while `owner` holds `cursor`
-        (`cursor.under_lease`)."""
+        (`cursor.under_lease`), with the ledger index row."""
+        index = ledger_index_key(cursor.tenant, cursor.thread_id)
         for start in range(0, len(memories), PER_TRANSACTION):
             rows = [
                 {
@@ -44,7 +51,10 @@ class Ledger:
                 }
                 for namespace, key in memories[start : start + PER_TRANSACTION]
             ]
-            puts = [{"Put": {"TableName": self._table, "Item": dynamo.serialize(r)}} for r in rows]
+            puts = [
+                {"Put": {"TableName": self._table, "Item": dynamo.serialize(r)}}
+                for r in [index, *rows]
+            ]
             under_lease(self._client, self._table, cursor, owner, puts)
 
     def memories(self, tenant: str, thread_id: str) -> Iterator[tuple[dict[str, str], Memory]]:
@@ -55,15 +65,15 @@ class Ledger:
                 (decode_namespace(row[MEMORY_NAMESPACE]), row[MEMORY_KEY]),
             )
 
-    def memory_rows(self, memories: Sequence[Memory]) -> list[dict[str, str]]:
-        """The keys of the rows holding `memories`: item rows and their extra vector rows."""
-        keys = [{PK: encode_namespace(ns), SK: item_sort_key(key)} for ns, key in memories]
-        found = dynamo.batch_get(self._client, self._table, keys, consistent=True)
-        return keys + [extra for item in found for extra in current_rows(item)]
-
     def forget(self, keys: Sequence[dict[str, str]]) -> None:
-        """Delete ledger rows."""
-        dynamo.batch_write(self._client, self._table, [{"DeleteRequest": {"Key": k}} for k in keys])
+        """Delete ledger rows (a thread's, all of them), then the index rows naming their
+        partitions."""
+        indexes = {
+            (index[PK], index[SK]): index for index in (ledger_index_of(k[PK]) for k in keys)
+        }
+        for batch in (keys, list(indexes.values())):
+            requests = [{"DeleteRequest": {"Key": key}} for key in batch]
+            dynamo.batch_write(self._client, self._table, requests)
 
     def _rows(self, tenant: str, thread_id: str) -> Iterator[dict[str, Any]]:
         return dynamo.query(
