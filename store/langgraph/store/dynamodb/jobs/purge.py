@@ -57,7 +57,9 @@ from langgraph.store.dynamodb.table.keys import (
     check_prefix,
     decode_namespace,
     encode_namespace,
+    group_of,
     namespace_of_registry_key,
+    registry_partition,
     registry_prefix,
     registry_sort_key,
 )
@@ -279,6 +281,10 @@ class _Scope:
     sources: Sequence[RowSource]
     scan: bool
     registry: Registry = field(init=False)
+    # Namespaces outside the prefix whose items a source named (memories formed from the
+    # tenant's threads): the verification reads them too and drops their registry rows
+    # once empty, as it does the prefix's.
+    elsewhere: set[Namespace] = field(init=False, default_factory=set)
 
     def __post_init__(self) -> None:
         self.registry = Registry(self.client, self.table, consistent=True)
@@ -342,9 +348,17 @@ class _Scope:
         extras = [extra for item in read for extra in vector_rows.current_rows(item)]
         dynamo.batch_write(self.client, self.table, vector_rows.deletes(extras))
         dynamo.batch_write(self.client, self.table, vector_rows.deletes(found))
-        self.registry.forget_if_empty({decode_namespace(key[PK]) for key in items})
+        touched = {decode_namespace(key[PK]) for key in items}
+        self.elsewhere |= {ns for ns in touched if not self._inside(ns)}
+        self.registry.forget_if_empty(touched)
         return Counter([VECTOR_ROWS] * len(extras)) + Counter(
             kind or _kind(key[SK]) for key in found
+        )
+
+    def _inside(self, namespace: Namespace) -> bool:
+        """Whether `namespace` is at or below the prefix."""
+        return self.prefix is not None and (encode_namespace(namespace) + SEPARATOR).startswith(
+            registry_prefix(self.prefix)
         )
 
     def find(self) -> _Swept:
@@ -402,10 +416,7 @@ class _Scope:
         partition a source owns, and, for every tenant, every other row but the table's
         model pins and purge markers."""
         if _is_namespace_partition(pk):
-            inside = self.prefix is not None and (pk + SEPARATOR).startswith(
-                registry_prefix(self.prefix)
-            )
-            return _kind(sk) if inside else None
+            return _kind(sk) if self._inside(decode_namespace(pk)) else None
         owner = next((s for s in self.sources if s.owns is not None and s.owns(pk)), None)
         if owner is not None:
             return owner.kind
@@ -425,8 +436,8 @@ class _Scope:
     ) -> Census:
         """Read every partition in scope again (the namespaces of the start, any
         registered since, and those the sweep found), delete the registry rows of the
-        empty ones, then the group rows and reindex resume markers, and count what is
-        left."""
+        empty ones (and of the namespaces outside the prefix a source emptied), then the
+        group rows and reindex resume markers, and count what is left."""
         started = time.perf_counter()
         registered = self._registered()
         namespaces = sorted(
@@ -435,9 +446,9 @@ class _Scope:
         )
         partitions = self.read_partitions(namespaces)
         emptied = [key for key in registered if not partitions[_namespace(key)]]
-        progress(self.delete(emptied, REGISTRY_ROWS), None)
+        progress(self.delete(emptied + self._elsewhere_registered(), REGISTRY_ROWS), None)
         groups = [key for key in self._group_rows() if not self.registry.rows(_namespace(key))]
-        progress(self.delete(groups, GROUP_ROWS), None)
+        progress(self.delete(groups + self._elsewhere_groups(), GROUP_ROWS), None)
         progress(self.delete(self._reindex_markers(), REINDEX_MARKERS), None)
         return self.census(self.count(partitions, swept), len(namespaces), started)
 
@@ -454,8 +465,8 @@ class _Scope:
         for keys in partitions.values():
             found.update(((key[PK], key[SK]), _kind(key[SK])) for key in keys)
         metadata = {
-            REGISTRY_ROWS: self._registered(),
-            GROUP_ROWS: self._group_rows(),
+            REGISTRY_ROWS: self._registered() + self._elsewhere_registered(),
+            GROUP_ROWS: self._group_rows() + self._elsewhere_groups(),
             REINDEX_MARKERS: self._reindex_markers(),
         }
         for kind, keys in metadata.items():
@@ -486,6 +497,26 @@ class _Scope:
 
     def _partition_keys(self, namespace: Namespace) -> Iterator[Key]:
         return self._query(encode_namespace(namespace), "")
+
+    def _elsewhere_registered(self) -> list[Key]:
+        """The registry rows of the namespaces outside the prefix a source emptied, now
+        that their partitions hold no row (a namespace other tenants share keeps its)."""
+        keys = [{PK: registry_partition(ns), SK: registry_sort_key(ns)} for ns in self.elsewhere]
+        found = dynamo.batch_get(self.client, self.table, keys, consistent=True)
+        rows = [{PK: str(row[PK]), SK: str(row[SK])} for row in found]
+        held = dynamo.parallel_map(
+            lambda key: next(self._partition_keys(_namespace(key)), None) is not None, rows
+        )
+        return [key for key, holds in zip(rows, held, strict=True) if not holds]
+
+    def _elsewhere_groups(self) -> list[Key]:
+        """The `._groups` rows of the groups of those namespaces, once no namespace of the
+        group is registered."""
+        groups = sorted({group_of(ns) for ns in self.elsewhere})
+        keys = [{PK: GROUPS_PK, SK: registry_sort_key(group)} for group in groups]
+        found = dynamo.batch_get(self.client, self.table, keys, consistent=True)
+        rows = [{PK: str(row[PK]), SK: str(row[SK])} for row in found]
+        return [key for key in rows if not self.registry.rows(_namespace(key))]
 
     def _group_rows(self) -> list[Key]:
         """The `._groups` rows of groups at or below the prefix (none for a prefix deeper

@@ -70,6 +70,9 @@ EXTRACTION_STATE = "extraction_cursors"
 EXTRACTION_SETTINGS = "extraction_settings"
 
 
+X_TENANT = EXTRACTION_KIND + "<tenant>"
+
+
 @dataclass(frozen=True)
 class RowKind:
     """One kind of row: its owner, partition, sort-key prefix, scope and report kind."""
@@ -120,13 +123,14 @@ ROW_KINDS: tuple[RowKind, ...] = (
         "saver", THREAD_KIND + "<tenant>", "", Scope.TENANT, THREAD_REGISTRY, "a thread's entry"
     ),
     RowKind("saver", RUN_KIND + "<tenant>/", "", Scope.TENANT, RUN_INDEX_ROWS, "a run's threads"),
-    RowKind(
-        "extraction",
-        EXTRACTION_KIND + "<tenant>",
-        "",
-        Scope.TENANT,
-        EXTRACTION_STATE,
-        f"cursors ({CURSOR}), daily token counts ({DAY}), the ledger index ({LEDGER_INDEX})",
+    *(
+        RowKind("extraction", X_TENANT, sort, Scope.TENANT, EXTRACTION_STATE, what)
+        for sort, what in (
+            (CURSOR, "a strategy's cursor on a thread"),
+            (DAY, "a daily token count"),
+            (LEDGER_INDEX, "a thread whose ledger partition holds rows"),
+            ("", "anything else extraction keeps for the tenant: the partition goes whole"),
+        )
     ),
     RowKind(
         "extraction",
