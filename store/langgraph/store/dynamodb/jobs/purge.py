@@ -39,6 +39,7 @@ namespace stays registered, so a rerun deletes it.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -68,9 +69,11 @@ from langgraph.store.dynamodb.table.row_kinds import (
     ITEMS,
     REGISTRY_ROWS,
     REINDEX_MARKERS,
+    TRUST_SECONDS,
     VECTOR_ROWS,
     Scope,
     erased_kinds,
+    trusted_kinds,
 )
 from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.schema import (
@@ -80,6 +83,7 @@ from langgraph.store.dynamodb.table.schema import (
     META_PK,
     PK,
     PURGE_DELETED,
+    PURGE_LISTINGS_AT,
     PURGE_PREFIX,
     PURGE_SAVED_AT,
     PURGE_SCOPE,
@@ -206,13 +210,19 @@ def purge(
     saved = None if marker is None else _acquire(marker, namespace or (), force=force)
     deleted = Counter({kind: int(n) for kind, n in (saved or {}).get(PURGE_DELETED, {}).items()})
     position = [str(saved.get(MARKER_AFTER, "")) if saved else ""]
+    listed_at = [float((saved or {}).get(PURGE_LISTINGS_AT, 0))]
     at_start = scope.namespaces()
+
+    def save(after: str) -> None:
+        if marker is not None:
+            _save(marker, scope.prefix or (), after, deleted, listed_at[0])
 
     def progress(kinds: Counter[str], after: str | None) -> None:
         deleted.update(kinds)
+        if any(kinds[kind] for kind in trusted_kinds()):
+            listed_at[0] = clock.now()
         position[0] = position[0] if after is None else after
-        if marker is not None:
-            _save(marker, scope.prefix or (), position[0], deleted)
+        save(position[0])
         if on_progress is not None:
             on_progress(deleted.total())
 
@@ -223,9 +233,13 @@ def purge(
         progress(scope.delete(source.keys(scope.prefix or ()), source.kind), None)
     swept = scope.sweep(progress) if scope.scan else _Swept()
     verification = scope.verify(at_start, swept, progress)
+    wait = listed_at[0] + TRUST_SECONDS - clock.now()
+    if not verification.total and wait > 0:
+        logger.info("Purge of %s waits %.0f s for writers trusting its listings", scope.label, wait)
+        clock.sleep(wait)
+        verification = scope.settle(at_start, swept)
     if verification.total:
-        if marker is not None:  # a rerun must read every partition again
-            _save(marker, scope.prefix or (), "", deleted)
+        save("")  # a rerun must read every partition again
         logger.warning(
             "Purge of %s left %d rows: %s", scope.label, verification.total, verification
         )
@@ -452,6 +466,24 @@ class _Scope:
         progress(self.delete(self._reindex_markers(), REINDEX_MARKERS), None)
         return self.census(self.count(partitions, swept), len(namespaces), started)
 
+    def settle(self, at_start: Sequence[Namespace], swept: _Swept) -> Census:
+        """The last count, once no writer trusts a listing the purge deleted: every
+        partition in scope read again, nothing deleted. A namespace holding rows that no
+        registry row lists (a writer trusting the row the purge deleted wrote there) is
+        registered again, so listings and search show it and the next purge finds it; its
+        sources list their rows again likewise (a thread, by `erasure`)."""
+        started = time.perf_counter()
+        registered = {_namespace(key) for key in self._registered()}
+        namespaces = sorted(set(at_start) | swept.namespaces | registered, key=registry_sort_key)
+        partitions = self.read_partitions(namespaces)
+        outside = self.read_partitions(sorted(self.elsewhere, key=registry_sort_key))
+        holding = [ns for ns, keys in {**outside, **partitions}.items() if keys]
+        keys = [{PK: registry_partition(ns), SK: registry_sort_key(ns)} for ns in holding]
+        found = dynamo.batch_get(self.client, self.table, keys, consistent=True)
+        listed = {namespace_of_registry_key(str(row[SK])) for row in found}
+        self.registry.ensure({ns: True for ns in holding if ns not in listed})
+        return self.census(self.count(partitions, swept), len(namespaces), started)
+
     def read_partitions(self, namespaces: Sequence[Namespace]) -> dict[Namespace, list[Key]]:
         """The keys of the rows in each namespace's partition (read concurrently)."""
         found = dynamo.parallel_map(lambda ns: list(self._partition_keys(ns)), namespaces)
@@ -593,15 +625,22 @@ def _acquire(marker: ResumeMarker, prefix: Namespace, *, force: bool) -> dict[st
     return mine
 
 
-def _save(marker: ResumeMarker, prefix: Namespace, after: str, deleted: Counter[str]) -> None:
+def _save(
+    marker: ResumeMarker,
+    prefix: Namespace,
+    after: str,
+    deleted: Counter[str],
+    listed_at: float = 0.0,
+) -> None:
     """Save a purge's progress: its prefix, the registry key of the last namespace it
-    emptied, and its counts."""
+    emptied, its counts, and when it last deleted a listing writers trust."""
     marker.save(
         {
             PURGE_SCOPE: list(prefix),
             MARKER_AFTER: after,
             PURGE_DELETED: dict(deleted),
             PURGE_SAVED_AT: int(clock.now()),
+            PURGE_LISTINGS_AT: math.ceil(listed_at),
         }
     )
 

@@ -73,9 +73,17 @@ EXTRACTION_SETTINGS = "extraction_settings"
 X_TENANT = EXTRACTION_KIND + "<tenant>"
 
 
+# How long a process trusts a listing row (`RowKind.trusted`) it wrote or read without
+# writing it again: the store's namespace registry rows (`items.registry`), the saver's
+# thread registry rows (`checkpoint.dynamodb.known`). A purge that deleted one waits this
+# long, so no writer still trusts it, before its last count (`jobs.purge`).
+TRUST_SECONDS = 300.0
+
+
 @dataclass(frozen=True)
 class RowKind:
-    """One kind of row: its owner, partition, sort-key prefix, scope and report kind."""
+    """One kind of row: its owner, partition, sort-key prefix, scope and report kind;
+    `trusted` when it is a listing its writers trust for `TRUST_SECONDS`."""
 
     owner: str
     partition: str
@@ -83,6 +91,7 @@ class RowKind:
     scope: Scope
     erased_as: str | None
     what: str
+    trusted: bool = False
 
 
 ROW_KINDS: tuple[RowKind, ...] = (
@@ -90,7 +99,15 @@ ROW_KINDS: tuple[RowKind, ...] = (
     RowKind(
         "store", "<namespace>", VECTOR_ROW_PREFIX, Scope.NAMESPACE, VECTOR_ROWS, "vectors 1..n-1"
     ),
-    RowKind("store", REGISTRY_PREFIX, "", Scope.NAMESPACE, REGISTRY_ROWS, "a namespace's entry"),
+    RowKind(
+        "store",
+        REGISTRY_PREFIX,
+        "",
+        Scope.NAMESPACE,
+        REGISTRY_ROWS,
+        "a namespace's entry",
+        trusted=True,
+    ),
     RowKind("store", GROUPS_PK, "", Scope.NAMESPACE, GROUP_ROWS, "a group's entry"),
     RowKind(
         "store",
@@ -120,7 +137,13 @@ ROW_KINDS: tuple[RowKind, ...] = (
     RowKind("saver", THREAD_KIND + "<tenant>/", CHUNK, Scope.TENANT, THREAD_ROWS, "a chunk"),
     RowKind("saver", THREAD_KIND + "<tenant>/", RUN_LINK, Scope.TENANT, THREAD_ROWS, "a run link"),
     RowKind(
-        "saver", THREAD_KIND + "<tenant>", "", Scope.TENANT, THREAD_REGISTRY, "a thread's entry"
+        "saver",
+        THREAD_KIND + "<tenant>",
+        "",
+        Scope.TENANT,
+        THREAD_REGISTRY,
+        "a thread's entry",
+        trusted=True,
     ),
     RowKind("saver", RUN_KIND + "<tenant>/", "", Scope.TENANT, RUN_INDEX_ROWS, "a run's threads"),
     *(
@@ -169,3 +192,8 @@ def erased_kinds(*scopes: Scope) -> list[str]:
             if kind.scope in scopes and kind.erased_as is not None
         )
     )
+
+
+def trusted_kinds() -> set[str]:
+    """The report kinds of the listings writers trust (`TRUST_SECONDS`)."""
+    return {kind.erased_as for kind in ROW_KINDS if kind.trusted and kind.erased_as}

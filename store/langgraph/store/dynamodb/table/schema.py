@@ -146,10 +146,13 @@ PIN_FIELDS = "fields"
 # namespace it emptied; a reindex: the sort key of the last item of its last full page).
 MARKER_AFTER = "after"
 # A purge's marker also holds its prefix (labels), the rows deleted by kind, and when it
-# was saved.
+# was saved...
 PURGE_SCOPE = "prefix"
 PURGE_DELETED = "deleted"
 PURGE_SAVED_AT = "saved_at"
+# ... and when it last deleted a listing writers trust (epoch seconds), which a rerun
+# waits out too.
+PURGE_LISTINGS_AT = "listings_deleted_at"
 # A reindex's marker also holds the registry key of the namespace holding that item, and
 # the model it embeds with (`ModelIdentity.key`).
 REINDEX_NAMESPACE = "namespace"
