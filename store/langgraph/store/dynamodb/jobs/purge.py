@@ -234,7 +234,7 @@ def purge(
     swept = scope.sweep(progress) if scope.scan else _Swept()
     verification = scope.verify(at_start, swept, progress)
     wait = listed_at[0] + TRUST_SECONDS - clock.now()
-    if not verification.total and wait > 0:
+    if wait > 0:
         logger.info("Purge of %s waits %.0f s for writers trusting its listings", scope.label, wait)
         clock.sleep(wait)
         verification = scope.settle(at_start, swept)
