@@ -85,7 +85,7 @@ class Scope:
             if pk.startswith(partition + "/"):
                 return "extraction_ledger"
             if pk == META_PK and sk == EXTRACTION_CONFIG + EXTRACTION_TENANT + tenant:
-                return "extraction_settings"
+                return "extraction_overrides"
         return None
 
     def _formed(self, pk: str, sk: str) -> str | None:

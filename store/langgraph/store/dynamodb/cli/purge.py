@@ -85,10 +85,12 @@ def purge_command(
     """Erase everything at or below PREFIX and verify what is left.
 
     Every memory, vector, index entry and registry row at or below PREFIX goes (and the
-    threads the options name); then every partition is read again and what is left
-    reported (0 when complete). Never scans unless --verify-scan or --all-tenants; an
-    interrupted purge resumes when run again. Exit 3 when rows remain (written during the
-    purge: run it again), 4 when not confirmed."""
+    threads the options name, with what extraction kept for them); then every partition
+    is read again and what is left reported (0 when complete). Having deleted listings a
+    running app may trust, it waits 5 minutes and counts again, so what the app writes
+    after it is listed. Never scans unless --verify-scan or --all-tenants; an interrupted
+    purge resumes when run again. Exit 3 when rows remain (written during the purge: run
+    it again), 4 when not confirmed."""
     threads = threads_tenant is not None or untenanted_threads
     if all_tenants and threads:
         raise CliError(

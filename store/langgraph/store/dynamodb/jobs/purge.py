@@ -25,15 +25,23 @@ included, and a wipe reads the whole table anyway.
 Order, which makes it resumable: partitions first (the purge's resume marker records the
 prefix, the last namespace emptied and the counts), row sources, then a verification read
 of every partition, then the registry rows of the namespaces found empty, group rows and
-reindex resume markers, and a last count of those. A namespace's registry row goes only
-once its partition was read empty, so a rerun after a kill finds every namespace still
-holding rows, and its deletes are by key from reads of the prefix's own partitions:
-nothing outside the prefix is touched.
+reindex resume markers, and a count of those; after a wait (below), the last count. A
+namespace's registry row goes only once its partition was read empty, so a rerun after a
+kill finds every namespace still holding rows, and its deletes are by key from reads of
+the prefix's own partitions: nothing outside the prefix is touched.
 
-Concurrent writers (docs/architecture.md, "Purge"): every row that existed under the prefix
-when the purge started is deleted. A row written meanwhile may survive; if it is there
-when the verification reads its partition it is reported in `rows_left` and its
-namespace stays registered, so a rerun deletes it.
+Concurrent writers (docs/architecture.md, "Writers during a purge"): every row that
+existed under the prefix when the purge started is deleted. A row written meanwhile may
+survive; if it is there when the verification reads its partition it is reported in
+`rows_left` and its namespace stays registered, so a rerun deletes it. Writers trust a
+listing row (`row_kinds.TRUST_SECONDS`) without writing it again, so a purge that deleted
+one waits that long after the last such delete (the time is on its resume marker) and
+then counts once more, deleting nothing, listing again every partition a trusting writer
+wrote into (`settle`): once it returns, every later write registers first.
+
+Items a source names outside the prefix (memories extraction formed from the tenant's
+threads) go after their extra vector rows; the registry and group rows of those
+namespaces go once their partitions are read empty.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from langgraph.store.dynamodb.table.keys import Namespace, item_sort_key
 from langgraph.store.dynamodb.table.row_kinds import (
     EXTRACTED_MEMORIES,
     EXTRACTION_LEDGER,
-    EXTRACTION_SETTINGS,
+    EXTRACTION_OVERRIDES,
     EXTRACTION_STATE,
 )
 from langgraph.store.dynamodb.table.row_sources import RowSource
@@ -116,5 +116,5 @@ def extraction_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
         RowSource(EXTRACTED_MEMORIES, memories),
         RowSource(EXTRACTION_LEDGER, ledger, lambda pk: pk.startswith(partition + "/")),
         RowSource(EXTRACTION_STATE, state, lambda pk: pk == partition),
-        RowSource(EXTRACTION_SETTINGS, settings),
+        RowSource(EXTRACTION_OVERRIDES, settings),
     ]

@@ -47,9 +47,9 @@ class Scope(Enum):
     """Whose a row is: a namespace's (erased with a prefix), a tenant's (erased with its
     threads and extraction), or the table's."""
 
-    NAMESPACE = "namespace"
-    TENANT = "tenant"
-    TABLE = "table"
+    NAMESPACE = 1
+    TENANT = 2
+    TABLE = 3
 
 
 # The purge report's kinds.
@@ -67,7 +67,7 @@ EXTRACTION_LEDGER = "extraction_ledger"
 # The tenant's extraction partition: cursors, daily token counts, the ledger index, and
 # whatever else extraction keeps there.
 EXTRACTION_STATE = "extraction_cursors"
-EXTRACTION_SETTINGS = "extraction_settings"
+EXTRACTION_OVERRIDES = "extraction_overrides"
 
 
 X_TENANT = EXTRACTION_KIND + "<tenant>"
@@ -177,7 +177,7 @@ ROW_KINDS: tuple[RowKind, ...] = (
         META_PK,
         EXTRACTION_CONFIG + EXTRACTION_TENANT,
         Scope.TENANT,
-        EXTRACTION_SETTINGS,
+        EXTRACTION_OVERRIDES,
         "a tenant's override",
     ),
 )
