@@ -18,6 +18,9 @@ from typing import Any
 from langgraph.store.dynamodb.jobs.purge import PurgeResult
 from langgraph.store.dynamodb.table.schema import (
     CHECKPOINT,
+    EXTRACTION_CONFIG,
+    EXTRACTION_KIND,
+    EXTRACTION_TENANT,
     GROUPS_PK,
     ITEM_PREFIX,
     META_PK,
@@ -42,18 +45,21 @@ EVERY = "every tenant"  # `threads=EVERY`: the threads of every tenant and of no
 class Scope:
     """What a purge erases: the memories at or below `prefix` (None: none; `()`: every
     tenant, and then every row of the table), and the threads of each tenant in `threads`
-    (`""`: the savers without a tenant key; `EVERY`: all)."""
+    (`""`: the savers without a tenant key; `EVERY`: all) with what extraction kept for
+    them: its partitions, its override, and the memories it formed in the namespaces
+    `formed` (outside the prefix; their registry and group rows too)."""
 
     prefix: tuple[str, ...] | None = None
     threads: tuple[str, ...] = ()
+    formed: tuple[tuple[str, ...], ...] = ()
 
     def kind_of(self, pk: str, sk: str) -> str | None:
         """The kind of a row in scope (the purge's report's name for it), None outside."""
         if pk == META_PK and sk.startswith((PIN_PREFIX, PURGE_PREFIX)):
             return None
-        thread = self._thread_kind(pk)
-        if thread is not None:
-            return thread
+        tenants = self._thread_kind(pk) or self._extraction_kind(pk, sk) or self._formed(pk, sk)
+        if tenants is not None:
+            return tenants
         if self.prefix is None:
             return None
         label = "".join(part + "." for part in self.prefix)
@@ -70,6 +76,28 @@ class Scope:
         if pk == META_PK and sk.startswith(REINDEX_PREFIX) and label in sk:
             return "reindex_checkpoints"
         return "other_rows" if self.prefix == () else None
+
+    def _extraction_kind(self, pk: str, sk: str) -> str | None:
+        for tenant in (tenant for tenant in self.threads if tenant != EVERY):
+            partition = EXTRACTION_KIND + escape_tenant(tenant)
+            if pk == partition:
+                return "extraction_cursors"
+            if pk.startswith(partition + "/"):
+                return "extraction_ledger"
+            if pk == META_PK and sk == EXTRACTION_CONFIG + EXTRACTION_TENANT + tenant:
+                return "extraction_overrides"
+        return None
+
+    def _formed(self, pk: str, sk: str) -> str | None:
+        for namespace in self.formed:
+            label = "".join(part + "." for part in namespace)
+            if (pk + ".") == label:
+                return "extracted_memories" if sk.startswith(ITEM_PREFIX) else "vector_rows"
+            if pk.startswith(REGISTRY_PREFIX) and sk == label:
+                return "registry_rows"
+            if pk == GROUPS_PK and label.startswith(sk):
+                return "group_rows"
+        return None
 
     def _thread_kind(self, pk: str) -> str | None:
         for tenant in self.threads:

@@ -18,6 +18,14 @@ os.environ["AWS_DEFAULT_REGION"] = "us-east-1"
 os.environ.pop("AWS_PROFILE", None)
 
 
+@pytest.fixture(autouse=True)
+def no_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job waiting out other processes' caches (`clock.sleep`: a purge that deleted
+    listings writers trust, a reindex that re-pinned) goes on at once: the tests' writers
+    that must be waited for run in other processes with a clock of their own."""
+    monkeypatch.setattr(library_clock, "sleep", lambda seconds: None)
+
+
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     """Replace the library's clock with one that moves only when the test advances it."""

@@ -1,5 +1,6 @@
 """Erasure: forgetting a thread removes the memories formed from it, its ledger and its
-cursors; a purge of a tenant (with the extractor's row sources) removes them all; and an
+cursors; a purge of a tenant (with the saver's erasure sources, which hold extraction's)
+removes them all; and an
 extraction racing a purge leaves nothing, wherever between two of its requests the purge
 lands."""
 
@@ -13,7 +14,6 @@ import pytest
 from langchain_aws import ChatBedrockConverse
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb import DynamoDBStore
-from langgraph.store.dynamodb.extraction import Extractor
 from langgraph.store.dynamodb.table.schema import EXTRACTION_KIND, ITEM_PREFIX, PK, SK, THREAD_KIND
 from langgraph.store.dynamodb.testing import mock_aws
 
@@ -34,8 +34,8 @@ def tenant_rows(tables: Tables, tenant: str = TENANT) -> list[str]:
     )
 
 
-def purge(store: DynamoDBStore, saver: DynamoDBSaver, extractor: Extractor) -> int:
-    sources = saver.for_tenant(TENANT).erasure_sources() + extractor.row_sources(TENANT)
+def purge(store: DynamoDBStore, saver: DynamoDBSaver) -> int:
+    sources = saver.for_tenant(TENANT).erasure_sources()
     return store.purge(("memories", TENANT), sources=sources).rows_left
 
 
@@ -57,7 +57,7 @@ def test_a_tenant_purge_removes_memories_ledger_cursors_and_budget(tables: Table
     tables.extractor.run(OTHER, "t1")
     other_before = tenant_rows(tables, OTHER)
     assert any(r.startswith(EXTRACTION_KIND) for r in tenant_rows(tables))
-    assert purge(tables.store, tables.saver, tables.extractor) == 0
+    assert purge(tables.store, tables.saver) == 0
     assert tenant_rows(tables) == [] and tables.facts() == []
     assert tenant_rows(tables, OTHER) == other_before
 
@@ -96,9 +96,8 @@ def race(at: int | None) -> tuple[int, list[str], list[Any]]:
                 DynamoDBStore(TABLE, region_name="us-east-1") as store,
                 DynamoDBSaver(TABLE, region_name="us-east-1", tenant_key="tenant") as saver,
             ):
-                purger = Extractor(store, saver)
                 clients = [tables.store.client, tables.saver.client, bedrock]
-                hook = PurgeAt(clients, at, functools.partial(purge, store, saver, purger))
+                hook = PurgeAt(clients, at, functools.partial(purge, store, saver))
                 tables.extractor.run(TENANT, "t1")
                 sent = hook.sent
                 assert at is None or hook.done

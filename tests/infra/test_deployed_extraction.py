@@ -215,7 +215,6 @@ def test_every_path_of_the_extraction_lambda_is_allowed_by_its_role(
 
         def purge() -> None:
             sources = d.saver.for_tenant("acme").erasure_sources()
-            sources += d.extractor.row_sources("acme")
             assert d.store.purge(("memories", "acme"), sources=sources).rows_left == 0
 
         hook = PurgeBeforeAdvance(worker, purge)

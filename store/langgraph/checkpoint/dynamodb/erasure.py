@@ -1,5 +1,7 @@
 """Threads as row sources of a purge (`DynamoDBStore.purge(prefix, sources=...)`): a
-tenant's, those of savers without a tenant key, or every thread of the table.
+tenant's, those of savers without a tenant key, or every thread of the table. A purge of a
+tenant's threads erases what extraction kept for it too (`tenant_sources`: extraction
+forms memories from the threads, and its rows are declared in `table.extraction_rows`).
 
 A tenant's threads come as its runs' index rows, every row of each of its threads, then
 its thread registry, in that order, so a purge killed at any point finds the rest when
@@ -22,7 +24,9 @@ from langgraph.checkpoint.dynamodb.access import Access
 from langgraph.checkpoint.dynamodb.rows import registry_row
 from langgraph.checkpoint.dynamodb.upkeep import run_keys
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.store.dynamodb.table.extraction_rows import extraction_sources
 from langgraph.store.dynamodb.table.keys import Namespace
+from langgraph.store.dynamodb.table.row_kinds import RUN_INDEX_ROWS, THREAD_REGISTRY, THREAD_ROWS
 from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.schema import (
     CHECKPOINT,
@@ -36,9 +40,17 @@ from langgraph.store.dynamodb.table.thread_keys import Thread, registry_pk, run_
 
 Key = dict[str, str]
 
-RUN_INDEX_ROWS = "thread_run_index"
-THREAD_ROWS = "thread_rows"
-THREAD_REGISTRY = "thread_registry"
+
+def tenant_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
+    """Every row source of a tenant beyond its memories' namespaces: what extraction kept
+    for it (`extraction_sources`), then its threads (`thread_sources`); `""` names the
+    savers without a tenant key."""
+    threads = (
+        untenanted_thread_sources(client, table)
+        if tenant == ""
+        else thread_sources(client, table, tenant)
+    )
+    return extraction_sources(client, table, tenant) + threads
 
 
 def thread_sources(client: Any, table: str, tenant: str) -> list[RowSource]:

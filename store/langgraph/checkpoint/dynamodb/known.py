@@ -26,13 +26,15 @@ from decimal import Decimal
 from typing import Any
 
 from langgraph.store.dynamodb.table import clock
+from langgraph.store.dynamodb.table.row_kinds import TRUST_SECONDS as LISTING_TRUST_SECONDS
 from langgraph.store.dynamodb.table.schema import COUNT, EXPIRES_AT, PK, SK, TTL_MINUTES, TYPE
 from langgraph.store.dynamodb.table.thread_keys import Thread, registry_pk
 
 # Rows kept alive for the checkpoints of a thread expire this many TTLs after written.
 MARGIN = 2
-# How long a saver trusts a registry row it wrote or read to still exist.
-TRUST_SECONDS = 300.0
+# How long a saver trusts a registry row it wrote or read to still exist: the table's
+# rule for listings (`row_kinds`), which a purge waits out.
+TRUST_SECONDS = LISTING_TRUST_SECONDS
 # Knowledge is dropped (and rebuilt by the next reads and writes) past this many rows.
 MAX_KNOWN = 50_000
 NEVER = math.inf

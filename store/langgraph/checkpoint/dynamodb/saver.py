@@ -28,7 +28,7 @@ from langgraph.checkpoint.dynamodb.access import SAVER
 from langgraph.checkpoint.dynamodb.async_twins import AsyncTwins
 from langgraph.checkpoint.dynamodb.calls import Calls, CheckpointTTL
 from langgraph.checkpoint.dynamodb.depths import Depths
-from langgraph.checkpoint.dynamodb.erasure import thread_sources, untenanted_thread_sources
+from langgraph.checkpoint.dynamodb.erasure import tenant_sources
 from langgraph.checkpoint.dynamodb.known import Known, row_key
 from langgraph.checkpoint.dynamodb.puts import Put
 from langgraph.checkpoint.dynamodb.scope import Scope
@@ -285,12 +285,12 @@ class DynamoDBSaver(AsyncTwins, Calls):
         return self._run(thread, upkeep.write_thread, thread, rows)
 
     def erasure_sources(self) -> builtins.list[RowSource]:
-        """What erases the bound tenant's threads in a purge of its memories:
-        `store.purge(prefix, sources=saver.for_tenant(t).erasure_sources())`; for a saver
-        without a tenant key, every one of its threads (`store.purge(None, sources=...)`)."""
-        if self.tenant_key is None:
-            return untenanted_thread_sources(self._client, self.table_name)
-        return thread_sources(self._client, self.table_name, self._bound_tenant())
+        """What erases the bound tenant's threads, and what extraction kept for it, in a
+        purge of its memories: `store.purge(prefix,
+        sources=saver.for_tenant(t).erasure_sources())`; for a saver without a tenant key,
+        every one of its threads (`store.purge(None, sources=...)`)."""
+        tenant = "" if self.tenant_key is None else self._bound_tenant()
+        return tenant_sources(self._client, self.table_name, tenant)
 
     def get_next_version(self, current: str | None, channel: None) -> str:
         """A version that sorts after `current`: a zero-padded counter, then a random

@@ -9,11 +9,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
-from langgraph.checkpoint.dynamodb.erasure import (
-    every_thread_sources,
-    thread_sources,
-    untenanted_thread_sources,
-)
+from langgraph.checkpoint.dynamodb.erasure import every_thread_sources, tenant_sources
 from langgraph.store.dynamodb.cli.errors import ENVIRONMENT, CliError, confirm_or_decline, friendly
 from langgraph.store.dynamodb.cli.target import Target, parse_namespace, targeted
 from langgraph.store.dynamodb.jobs.purge import (
@@ -63,14 +59,17 @@ def purge_command(
         typer.Option(
             "--threads-tenant",
             help="Also erase this tenant's threads (a DynamoDBSaver with tenant_key): its "
-            "checkpoints, writes, thread list and run index.",
+            "checkpoints, writes, thread list and run index, and what extraction kept for "
+            "it: memories formed from its threads (wherever their templates put them), "
+            "ledger, cursors, token counts and settings.",
         ),
     ] = None,
     untenanted_threads: Annotated[
         bool,
         typer.Option(
             "--untenanted-threads",
-            help="Also erase every thread of the savers without a tenant_key.",
+            help="Also erase every thread of the savers without a tenant_key, and what "
+            "extraction kept for them.",
         ),
     ] = False,
     verify_scan: Annotated[
@@ -86,10 +85,12 @@ def purge_command(
     """Erase everything at or below PREFIX and verify what is left.
 
     Every memory, vector, index entry and registry row at or below PREFIX goes (and the
-    threads the options name); then every partition is read again and what is left
-    reported (0 when complete). Never scans unless --verify-scan or --all-tenants; an
-    interrupted purge resumes when run again. Exit 3 when rows remain (written during the
-    purge: run it again), 4 when not confirmed."""
+    threads the options name, with what extraction kept for them); then every partition
+    is read again and what is left reported (0 when complete). Having deleted listings a
+    running app may trust, it waits 5 minutes and counts again, so what the app writes
+    after it is listed. Never scans unless --verify-scan or --all-tenants; an interrupted
+    purge resumes when run again. Exit 3 when rows remain (written during the purge: run
+    it again), 4 when not confirmed."""
     threads = threads_tenant is not None or untenanted_threads
     if all_tenants and threads:
         raise CliError(
@@ -143,9 +144,10 @@ def purge_command(
 
 
 def _sources(client: Any, table: str, tenant: str | None, untenanted: bool) -> list[RowSource]:
-    """The row sources of the threads the options name."""
-    sources = [] if tenant is None else thread_sources(client, table, tenant)
-    return sources + (untenanted_thread_sources(client, table) if untenanted else [])
+    """The row sources of the threads the options name, with what extraction kept of
+    them."""
+    tenants = ([] if tenant is None else [tenant]) + ([""] if untenanted else [])
+    return [source for name in tenants for source in tenant_sources(client, table, name)]
 
 
 def _confirm(table: str, label: str, counted: Census) -> None:

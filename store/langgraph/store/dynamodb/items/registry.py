@@ -40,6 +40,7 @@ from langgraph.store.dynamodb.table.keys import (
     registry_prefix,
     registry_sort_key,
 )
+from langgraph.store.dynamodb.table.row_kinds import TRUST_SECONDS
 from langgraph.store.dynamodb.table.schema import (
     EMPTIED_AT,
     EXPIRES_AT,
@@ -53,7 +54,8 @@ from langgraph.store.dynamodb.table.schema import (
 
 logger = logging.getLogger(__name__)
 
-CACHE_SECONDS = 300.0
+# How long a registration is trusted: the table's rule for listings (`row_kinds`).
+CACHE_SECONDS = TRUST_SECONDS
 # Group partitions a listing reads at once while its page needs more answers.
 PREFETCH = 4
 GRACE_SECONDS = 900.0

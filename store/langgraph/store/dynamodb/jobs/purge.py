@@ -25,20 +25,29 @@ included, and a wipe reads the whole table anyway.
 Order, which makes it resumable: partitions first (the purge's resume marker records the
 prefix, the last namespace emptied and the counts), row sources, then a verification read
 of every partition, then the registry rows of the namespaces found empty, group rows and
-reindex resume markers, and a last count of those. A namespace's registry row goes only
-once its partition was read empty, so a rerun after a kill finds every namespace still
-holding rows, and its deletes are by key from reads of the prefix's own partitions:
-nothing outside the prefix is touched.
+reindex resume markers, and a count of those; after a wait (below), the last count. A
+namespace's registry row goes only once its partition was read empty, so a rerun after a
+kill finds every namespace still holding rows, and its deletes are by key from reads of
+the prefix's own partitions: nothing outside the prefix is touched.
 
-Concurrent writers (docs/architecture.md, "Purge"): every row that existed under the prefix
-when the purge started is deleted. A row written meanwhile may survive; if it is there
-when the verification reads its partition it is reported in `rows_left` and its
-namespace stays registered, so a rerun deletes it.
+Concurrent writers (docs/architecture.md, "Writers during a purge"): every row that
+existed under the prefix when the purge started is deleted. A row written meanwhile may
+survive; if it is there when the verification reads its partition it is reported in
+`rows_left` and its namespace stays registered, so a rerun deletes it. Writers trust a
+listing row (`row_kinds.TRUST_SECONDS`) without writing it again, so a purge that deleted
+one waits that long after the last such delete (the time is on its resume marker) and
+then counts once more, deleting nothing, listing again every partition a trusting writer
+wrote into (`settle`): once it returns, every later write registers first.
+
+Items a source names outside the prefix (memories extraction formed from the tenant's
+threads) go after their extra vector rows; the registry and group rows of those
+namespaces go once their partitions are read empty.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -57,9 +66,22 @@ from langgraph.store.dynamodb.table.keys import (
     check_prefix,
     decode_namespace,
     encode_namespace,
+    group_of,
     namespace_of_registry_key,
+    registry_partition,
     registry_prefix,
     registry_sort_key,
+)
+from langgraph.store.dynamodb.table.row_kinds import (
+    GROUP_ROWS,
+    ITEMS,
+    REGISTRY_ROWS,
+    REINDEX_MARKERS,
+    TRUST_SECONDS,
+    VECTOR_ROWS,
+    Scope,
+    erased_kinds,
+    trusted_kinds,
 )
 from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.schema import (
@@ -69,6 +91,7 @@ from langgraph.store.dynamodb.table.schema import (
     META_PK,
     PK,
     PURGE_DELETED,
+    PURGE_LISTINGS_AT,
     PURGE_PREFIX,
     PURGE_SAVED_AT,
     PURGE_SCOPE,
@@ -86,13 +109,8 @@ FLUSH_ROWS = dynamo.BATCH_WRITE_LIMIT * dynamo.MAX_WORKERS
 # Parallel segments of a sweeping purge's Scan (each a paginated Scan of its share).
 SCAN_SEGMENTS = 4
 
-ITEMS = "items"
-VECTOR_ROWS = "vector_rows"
+# Rows of no declared kind, which only a wipe of every tenant meets.
 OTHER_ROWS = "other_rows"
-REGISTRY_ROWS = "registry_rows"
-GROUP_ROWS = "group_rows"
-# Reindex resume markers: the kind keeps the name results and the CLI have reported.
-REINDEX_MARKERS = "reindex_checkpoints"
 
 Key = dict[str, str]
 
@@ -200,13 +218,19 @@ def purge(
     saved = None if marker is None else _acquire(marker, namespace or (), force=force)
     deleted = Counter({kind: int(n) for kind, n in (saved or {}).get(PURGE_DELETED, {}).items()})
     position = [str(saved.get(MARKER_AFTER, "")) if saved else ""]
+    listed_at = [float((saved or {}).get(PURGE_LISTINGS_AT, 0))]
     at_start = scope.namespaces()
+
+    def save(after: str) -> None:
+        if marker is not None:
+            _save(marker, scope.prefix or (), after, deleted, listed_at[0])
 
     def progress(kinds: Counter[str], after: str | None) -> None:
         deleted.update(kinds)
+        if any(kinds[kind] for kind in trusted_kinds()):
+            listed_at[0] = clock.now()
         position[0] = position[0] if after is None else after
-        if marker is not None:
-            _save(marker, scope.prefix or (), position[0], deleted)
+        save(position[0])
         if on_progress is not None:
             on_progress(deleted.total())
 
@@ -217,9 +241,13 @@ def purge(
         progress(scope.delete(source.keys(scope.prefix or ()), source.kind), None)
     swept = scope.sweep(progress) if scope.scan else _Swept()
     verification = scope.verify(at_start, swept, progress)
+    wait = listed_at[0] + TRUST_SECONDS - clock.now()
+    if wait > 0:
+        logger.info("Purge of %s waits %.0f s for writers trusting its listings", scope.label, wait)
+        clock.sleep(wait)
+        verification = scope.settle(at_start, swept)
     if verification.total:
-        if marker is not None:  # a rerun must read every partition again
-            _save(marker, scope.prefix or (), "", deleted)
+        save("")  # a rerun must read every partition again
         logger.warning(
             "Purge of %s left %d rows: %s", scope.label, verification.total, verification
         )
@@ -275,6 +303,10 @@ class _Scope:
     sources: Sequence[RowSource]
     scan: bool
     registry: Registry = field(init=False)
+    # Namespaces outside the prefix whose items a source named (memories formed from the
+    # tenant's threads): the verification reads them too and drops their registry rows
+    # once empty, as it does the prefix's.
+    elsewhere: set[Namespace] = field(init=False, default_factory=set)
 
     def __post_init__(self) -> None:
         self.registry = Registry(self.client, self.table, consistent=True)
@@ -328,10 +360,28 @@ class _Scope:
             flush(rows, len(namespaces))
 
     def delete(self, keys: Iterable[Mapping[str, str]], kind: str | None = None) -> Counter[str]:
-        """Delete rows by key; their count by kind (`kind`, else told by their sort key)."""
+        """Delete rows by key; their count by kind (`kind`, else told by their sort key).
+        Items a source names (memories outside the prefix) go after their extra vector
+        rows, and their namespaces are marked emptied when they are."""
         found = [dict(key) for key in keys]
+        # (A namespace's own items go with their partition, vector rows included.)
+        items = [key for key in found if kind not in (None, ITEMS) and _is_item(key)]
+        read = dynamo.batch_get(self.client, self.table, items, consistent=True)
+        extras = [extra for item in read for extra in vector_rows.current_rows(item)]
+        dynamo.batch_write(self.client, self.table, vector_rows.deletes(extras))
         dynamo.batch_write(self.client, self.table, vector_rows.deletes(found))
-        return Counter(kind or _kind(key[SK]) for key in found)
+        touched = {decode_namespace(key[PK]) for key in items}
+        self.elsewhere |= {ns for ns in touched if not self._inside(ns)}
+        self.registry.forget_if_empty(touched)
+        return Counter([VECTOR_ROWS] * len(extras)) + Counter(
+            kind or _kind(key[SK]) for key in found
+        )
+
+    def _inside(self, namespace: Namespace) -> bool:
+        """Whether `namespace` is at or below the prefix."""
+        return self.prefix is not None and (encode_namespace(namespace) + SEPARATOR).startswith(
+            registry_prefix(self.prefix)
+        )
 
     def find(self) -> _Swept:
         """Every row in scope, by one Scan of the whole table (`SCAN_SEGMENTS` segments)."""
@@ -388,10 +438,7 @@ class _Scope:
         partition a source owns, and, for every tenant, every other row but the table's
         model pins and purge markers."""
         if _is_namespace_partition(pk):
-            inside = self.prefix is not None and (pk + SEPARATOR).startswith(
-                registry_prefix(self.prefix)
-            )
-            return _kind(sk) if inside else None
+            return _kind(sk) if self._inside(decode_namespace(pk)) else None
         owner = next((s for s in self.sources if s.owns is not None and s.owns(pk)), None)
         if owner is not None:
             return owner.kind
@@ -411,8 +458,8 @@ class _Scope:
     ) -> Census:
         """Read every partition in scope again (the namespaces of the start, any
         registered since, and those the sweep found), delete the registry rows of the
-        empty ones, then the group rows and reindex resume markers, and count what is
-        left."""
+        empty ones (and of the namespaces outside the prefix a source emptied), then the
+        group rows and reindex resume markers, and count what is left."""
         started = time.perf_counter()
         registered = self._registered()
         namespaces = sorted(
@@ -421,10 +468,28 @@ class _Scope:
         )
         partitions = self.read_partitions(namespaces)
         emptied = [key for key in registered if not partitions[_namespace(key)]]
-        progress(self.delete(emptied, REGISTRY_ROWS), None)
+        progress(self.delete(emptied + self._elsewhere_registered(), REGISTRY_ROWS), None)
         groups = [key for key in self._group_rows() if not self.registry.rows(_namespace(key))]
-        progress(self.delete(groups, GROUP_ROWS), None)
+        progress(self.delete(groups + self._elsewhere_groups(), GROUP_ROWS), None)
         progress(self.delete(self._reindex_markers(), REINDEX_MARKERS), None)
+        return self.census(self.count(partitions, swept), len(namespaces), started)
+
+    def settle(self, at_start: Sequence[Namespace], swept: _Swept) -> Census:
+        """The last count, once no writer trusts a listing the purge deleted: every
+        partition in scope read again, nothing deleted. A namespace holding rows that no
+        registry row lists (a writer trusting the row the purge deleted wrote there) is
+        registered again, so listings and search show it and the next purge finds it; its
+        sources list their rows again likewise (a thread, by `erasure`)."""
+        started = time.perf_counter()
+        registered = {_namespace(key) for key in self._registered()}
+        namespaces = sorted(set(at_start) | swept.namespaces | registered, key=registry_sort_key)
+        partitions = self.read_partitions(namespaces)
+        outside = self.read_partitions(sorted(self.elsewhere, key=registry_sort_key))
+        holding = [ns for ns, keys in {**outside, **partitions}.items() if keys]
+        keys = [{PK: registry_partition(ns), SK: registry_sort_key(ns)} for ns in holding]
+        found = dynamo.batch_get(self.client, self.table, keys, consistent=True)
+        listed = {namespace_of_registry_key(str(row[SK])) for row in found}
+        self.registry.ensure({ns: True for ns in holding if ns not in listed})
         return self.census(self.count(partitions, swept), len(namespaces), started)
 
     def read_partitions(self, namespaces: Sequence[Namespace]) -> dict[Namespace, list[Key]]:
@@ -440,8 +505,8 @@ class _Scope:
         for keys in partitions.values():
             found.update(((key[PK], key[SK]), _kind(key[SK])) for key in keys)
         metadata = {
-            REGISTRY_ROWS: self._registered(),
-            GROUP_ROWS: self._group_rows(),
+            REGISTRY_ROWS: self._registered() + self._elsewhere_registered(),
+            GROUP_ROWS: self._group_rows() + self._elsewhere_groups(),
             REINDEX_MARKERS: self._reindex_markers(),
         }
         for kind, keys in metadata.items():
@@ -467,11 +532,31 @@ class _Scope:
 
     def _kinds(self) -> list[str]:
         """The kinds every census reports, found or not."""
-        fixed = [ITEMS, VECTOR_ROWS, REGISTRY_ROWS, GROUP_ROWS, REINDEX_MARKERS]
-        return (fixed if self.prefix is not None else []) + [s.kind for s in self.sources]
+        namespaces = erased_kinds(Scope.NAMESPACE) if self.prefix is not None else []
+        return namespaces + [s.kind for s in self.sources]
 
     def _partition_keys(self, namespace: Namespace) -> Iterator[Key]:
         return self._query(encode_namespace(namespace), "")
+
+    def _elsewhere_registered(self) -> list[Key]:
+        """The registry rows of the namespaces outside the prefix a source emptied, now
+        that their partitions hold no row (a namespace other tenants share keeps its)."""
+        keys = [{PK: registry_partition(ns), SK: registry_sort_key(ns)} for ns in self.elsewhere]
+        found = dynamo.batch_get(self.client, self.table, keys, consistent=True)
+        rows = [{PK: str(row[PK]), SK: str(row[SK])} for row in found]
+        held = dynamo.parallel_map(
+            lambda key: next(self._partition_keys(_namespace(key)), None) is not None, rows
+        )
+        return [key for key, holds in zip(rows, held, strict=True) if not holds]
+
+    def _elsewhere_groups(self) -> list[Key]:
+        """The `._groups` rows of the groups of those namespaces, once no namespace of the
+        group is registered."""
+        groups = sorted({group_of(ns) for ns in self.elsewhere})
+        keys = [{PK: GROUPS_PK, SK: registry_sort_key(group)} for group in groups]
+        found = dynamo.batch_get(self.client, self.table, keys, consistent=True)
+        rows = [{PK: str(row[PK]), SK: str(row[SK])} for row in found]
+        return [key for key in rows if not self.registry.rows(_namespace(key))]
 
     def _group_rows(self) -> list[Key]:
         """The `._groups` rows of groups at or below the prefix (none for a prefix deeper
@@ -516,6 +601,10 @@ def _is_namespace_partition(pk: str) -> bool:
     return not pk.startswith(SEPARATOR)
 
 
+def _is_item(key: Mapping[str, str]) -> bool:
+    return _is_namespace_partition(key[PK]) and key[SK].startswith(ITEM_PREFIX)
+
+
 def _kind(sort_key: str) -> str:
     if sort_key.startswith(ITEM_PREFIX):
         return ITEMS
@@ -544,15 +633,22 @@ def _acquire(marker: ResumeMarker, prefix: Namespace, *, force: bool) -> dict[st
     return mine
 
 
-def _save(marker: ResumeMarker, prefix: Namespace, after: str, deleted: Counter[str]) -> None:
+def _save(
+    marker: ResumeMarker,
+    prefix: Namespace,
+    after: str,
+    deleted: Counter[str],
+    listed_at: float = 0.0,
+) -> None:
     """Save a purge's progress: its prefix, the registry key of the last namespace it
-    emptied, and its counts."""
+    emptied, its counts, and when it last deleted a listing writers trust."""
     marker.save(
         {
             PURGE_SCOPE: list(prefix),
             MARKER_AFTER: after,
             PURGE_DELETED: dict(deleted),
             PURGE_SAVED_AT: int(clock.now()),
+            PURGE_LISTINGS_AT: math.ceil(listed_at),
         }
     )
 

@@ -18,7 +18,8 @@ Row kinds (`PK` / `SK`):
   `<thread_id>#<ns>#<checkpoint_id>`, one per checkpoint);
 - extraction (`extraction.engine.keys`): a cursor `.x/<tenant>` / `s#<thread_id>#<strategy>`, a
   tenant's daily token count `.x/<tenant>` / `d#<yyyy-mm-dd>`, a ledger row naming a
-  memory formed from a thread `.x/<tenant>/<thread_id>` / `m#<strategy>#<memory key>`;
+  memory formed from a thread `.x/<tenant>/<thread_id>` / `m#<strategy>#<memory key>`, and
+  the tenant's index of its ledger partitions `.x/<tenant>` / `l#<thread_id>`;
 - the extraction config: `._meta` / `extraction#` (the table's), `extraction#t/<tenant>`
   (a tenant's override).
 
@@ -42,8 +43,9 @@ Then sort keys, within each kind of partition: a namespace's partition holds ite
 (`k#`) and extra vector rows (`v#`); `._meta` holds model pins (`model#`) and the resume
 markers of purges (`purge#`) and reindexes (`reindex#`) and the extraction config
 (`extraction#`); a thread's partition holds checkpoints (`c#`), channel values (`b#`),
-chunks (`z#`) and run links (`r#`); a tenant's extraction partition holds cursors (`s#`)
-and daily token counts (`d#`), a ledger partition only ledger rows (`m#`). Distinct prefixes, each
+chunks (`z#`) and run links (`r#`); a tenant's extraction partition holds cursors (`s#`),
+daily token counts (`d#`) and ledger index rows (`l#`), a ledger partition only ledger
+rows (`m#`). Distinct prefixes, each
 followed by an injective encoding, so distinct rows get distinct keys. The registry,
 group, thread registry and run index partitions each hold one kind of row.
 
@@ -144,10 +146,13 @@ PIN_FIELDS = "fields"
 # namespace it emptied; a reindex: the sort key of the last item of its last full page).
 MARKER_AFTER = "after"
 # A purge's marker also holds its prefix (labels), the rows deleted by kind, and when it
-# was saved.
+# was saved...
 PURGE_SCOPE = "prefix"
 PURGE_DELETED = "deleted"
 PURGE_SAVED_AT = "saved_at"
+# ... and when it last deleted a listing writers trust (epoch seconds), which a rerun
+# waits out too.
+PURGE_LISTINGS_AT = "listings_deleted_at"
 # A reindex's marker also holds the registry key of the namespace holding that item, and
 # the model it embeds with (`ModelIdentity.key`).
 REINDEX_NAMESPACE = "namespace"
@@ -190,13 +195,17 @@ COUNT = "n"
 TENANT = "tenant"
 THREAD_ID = "thread_id"
 
-# Extraction: the partition kind (`.x/<tenant>` cursors and daily token counts,
-# `.x/<tenant>/<thread_id>` the ledger of memories formed from a thread), sort-key
-# prefixes, and attributes.
+# Extraction: the partition kind (`.x/<tenant>` cursors, daily token counts and the
+# ledger index, `.x/<tenant>/<thread_id>` the ledger of memories formed from a thread),
+# sort-key prefixes, and attributes.
 EXTRACTION_KIND = ".x/"
 CURSOR = "s#"
 DAY = "d#"
 LEDGER = "m#"
+# A ledger index row: names a thread whose ledger partition holds (or held) rows, written
+# with its ledger rows, so a purge finds every ledger partition of a tenant in one Query
+# of the tenant's partition, whatever became of the thread and its cursors.
+LEDGER_INDEX = "l#"
 # A cursor: its strategy; the checkpoint processed through, the last message
 # processed, the count of advances (the conditional write's guard), the messages left
 # after the last run; its thread (`THREAD_ID`); the lease's holder

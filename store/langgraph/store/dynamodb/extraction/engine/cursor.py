@@ -371,21 +371,6 @@ class Cursors:
         for row in rows:
             yield _cursor(tenant, row)
 
-    def tenant_rows(self, tenant: str) -> Iterator[dict[str, str]]:
-        """The keys of every row of the tenant's extraction partition: its cursors and
-        daily token counts."""
-        rows = dynamo.query(
-            self._client,
-            TableName=self._table,
-            KeyConditionExpression="#pk = :pk",
-            ExpressionAttributeNames={"#pk": PK, "#sk": SK},
-            ExpressionAttributeValues={":pk": {"S": tenant_pk(tenant)}},
-            ConsistentRead=True,
-            ProjectionExpression="#pk, #sk",
-        )
-        for row in rows:
-            yield {PK: row[PK], SK: row[SK]}
-
     def _update(
         self,
         cursor: Cursor,

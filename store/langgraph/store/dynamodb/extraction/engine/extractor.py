@@ -9,7 +9,7 @@ import contextlib
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
@@ -69,7 +69,8 @@ from langgraph.store.dynamodb.extraction.strategies.strategy import (
 )
 from langgraph.store.dynamodb.extraction.strategies.transcript import Message, Transcript
 from langgraph.store.dynamodb.table import clock
-from langgraph.store.dynamodb.table.keys import Namespace, validate_op
+from langgraph.store.dynamodb.table.extraction_rows import extraction_sources
+from langgraph.store.dynamodb.table.keys import validate_op
 from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.usage import THREADS
 
@@ -467,32 +468,11 @@ class Extractor:
         return deleted
 
     def row_sources(self, tenant: str) -> list[RowSource]:
-        """What a purge of `tenant` erases beyond its namespaces: the memories formed from
-        its threads wherever their templates put them, their ledger, then the cursors and
-        the tenant's daily token counts (`DynamoDBStore.purge(prefix, sources=...)`)."""
-        seen: dict[str, None] = {}
-
-        def threads() -> list[str]:
-            for cursor in self._cursors.of_tenant(_tenant(tenant)):
-                seen.setdefault(cursor.thread_id)
-            return list(seen)
-
-        def memories(_: Namespace) -> Iterator[dict[str, str]]:
-            found = [m for thread in threads() for _, m in self._ledger.memories(tenant, thread)]
-            yield from self._ledger.memory_rows(found)
-
-        def ledger(_: Namespace) -> Iterator[dict[str, str]]:
-            for thread in threads():
-                yield from (key for key, _ in self._ledger.memories(tenant, thread))
-
-        def partition(_: Namespace) -> Iterator[dict[str, str]]:
-            yield from self._cursors.tenant_rows(tenant)
-
-        return [
-            RowSource("extracted_memories", memories),
-            RowSource("extraction_ledger", ledger),
-            RowSource("extraction_cursors", partition),
-        ]
+        """What a purge of `tenant` erases of extraction's rows: the memories formed from
+        its threads wherever their templates put them, their ledger, its extraction
+        partition and its override (`table.extraction_rows`). The saver's
+        `erasure_sources()` already holds them: this is for a purge without threads."""
+        return extraction_sources(self.store.client, self.store.table_name, _tenant(tenant))
 
 
 class _Run:

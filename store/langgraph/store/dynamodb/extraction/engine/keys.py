@@ -1,34 +1,24 @@
 """Key codec of the extraction's rows (the layout, and why no row of another kind shares
 a key, is in `schema`): a tenant's cursors and daily token counts in `.x/<tenant>`, the
 ledger of the memories formed from a thread in `.x/<tenant>/<thread_id>`, the config in
-`._meta`. The tenant is escaped as in thread keys, sort-key parts `%`/`#`-escaped."""
+`._meta`. The tenant is escaped as in thread keys, sort-key parts `%`/`#`-escaped. The
+partitions, the ledger index and the config's keys are `table.extraction_rows`', where a
+purge finds them."""
 
 from __future__ import annotations
 
-from langgraph.store.dynamodb.table.schema import (
-    CURSOR,
-    DAY,
-    EXTRACTION_CONFIG,
-    EXTRACTION_KIND,
-    EXTRACTION_TENANT,
-    LEDGER,
-    META_PK,
-    PK,
-    SK,
+from langgraph.store.dynamodb.table.extraction_rows import (
+    config_key as config_key,
 )
-from langgraph.store.dynamodb.table.thread_keys import SEP, escape, escape_tenant, unescape
+from langgraph.store.dynamodb.table.extraction_rows import (
+    ledger_index_key as ledger_index_key,
+)
+from langgraph.store.dynamodb.table.extraction_rows import ledger_pk as ledger_pk
+from langgraph.store.dynamodb.table.extraction_rows import tenant_pk as tenant_pk
+from langgraph.store.dynamodb.table.schema import CURSOR, DAY, LEDGER, PK, SK
+from langgraph.store.dynamodb.table.thread_keys import SEP, escape, unescape
 
 Key = dict[str, str]
-
-
-def tenant_pk(tenant: str) -> str:
-    """The partition of a tenant's cursors and daily token counts."""
-    return EXTRACTION_KIND + escape_tenant(tenant)
-
-
-def ledger_pk(tenant: str, thread_id: str) -> str:
-    """The partition listing the memories formed from one thread."""
-    return f"{tenant_pk(tenant)}/{thread_id}"
 
 
 def cursor_key(tenant: str, thread_id: str, strategy: str) -> Key:
@@ -58,9 +48,3 @@ def ledger_key(tenant: str, thread_id: str, strategy: str, memory_key: str) -> K
         PK: ledger_pk(tenant, thread_id),
         SK: LEDGER + escape(strategy) + SEP + escape(memory_key),
     }
-
-
-def config_key(tenant: str | None) -> Key:
-    """The table's extraction config (None) or a tenant's override."""
-    suffix = "" if tenant is None else EXTRACTION_TENANT + tenant
-    return {PK: META_PK, SK: EXTRACTION_CONFIG + suffix}

@@ -1,8 +1,9 @@
 """The ledger: one row per memory formed from a thread (its namespace and key), in the
 thread's ledger partition, written with the window's recorded steps before the memory and
-only while the run holds the thread's cursor. It is how a thread's memories are found to
-forget them, and how a purge finds the memories of a tenant's threads wherever their
-templates put them."""
+only while the run holds the thread's cursor, each transaction with the tenant's index row
+naming the partition (so a purge finds it whatever became of the thread's cursors). It is
+how a thread's memories are found to forget them, and how a purge finds the memories of a
+tenant's threads wherever their templates put them."""
 
 from __future__ import annotations
 
@@ -10,19 +11,23 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from langgraph.store.dynamodb.extraction.engine.cursor import Cursor, Cursors, under_lease
-from langgraph.store.dynamodb.extraction.engine.keys import ledger_key, ledger_pk
-from langgraph.store.dynamodb.items.vector_rows import current_rows
+from langgraph.store.dynamodb.extraction.engine.keys import (
+    ledger_index_key,
+    ledger_key,
+    ledger_pk,
+)
 from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table.extraction_rows import ledger_index_of
 from langgraph.store.dynamodb.table.keys import (
     Namespace,
     decode_namespace,
     encode_namespace,
-    item_sort_key,
 )
 from langgraph.store.dynamodb.table.schema import MEMORY_KEY, MEMORY_NAMESPACE, PK, SK
 
-# A TransactWriteItems holds at most 100 actions: the cursor's check and 99 ledger rows.
-PER_TRANSACTION = 99
+# A TransactWriteItems holds at most 100 actions: the cursor's check or update, the ledger
+# index row and 98 ledger rows.
+PER_TRANSACTION = 98
 Memory = tuple[Namespace, str]
 
 
@@ -38,8 +43,15 @@ class Ledger:
         self, cursor: Cursor, owner: str, memories: Sequence[Memory], pending: str
     ) -> Cursor:
         """Write the ledger rows of `memories` and record the window `pending` on the
-        cursor, while `owner` holds it unmoved (`Cursors.stage`); the cursor as recorded.
-        Rows past one transaction's room go first, under the lease."""
+        cursor, while `owner` holds it unmoved (`Cursors.stage`), each transaction with the
+        ledger index row; the cursor as recorded. Rows past one transaction's room go
+        first, under the lease."""
+        index = {
+            "Put": {
+                "TableName": self._table,
+                "Item": dynamo.serialize(ledger_index_key(cursor.tenant, cursor.thread_id)),
+            }
+        }
         puts = [
             {"Put": {"TableName": self._table, "Item": dynamo.serialize(row)}}
             for row in (
@@ -52,9 +64,10 @@ class Ledger:
             )
         ]
         while len(puts) > PER_TRANSACTION:
-            under_lease(self._client, self._table, cursor, owner, puts[:PER_TRANSACTION])
+            chunk = [index, *puts[:PER_TRANSACTION]]
+            under_lease(self._client, self._table, cursor, owner, chunk)
             puts = puts[PER_TRANSACTION:]
-        return self._cursors.stage(cursor, owner, pending, puts)
+        return self._cursors.stage(cursor, owner, pending, [index, *puts])
 
     def memories(self, tenant: str, thread_id: str) -> Iterator[tuple[dict[str, str], Memory]]:
         """Each ledger row's key and the memory it names."""
@@ -64,16 +77,15 @@ class Ledger:
                 (decode_namespace(row[MEMORY_NAMESPACE]), row[MEMORY_KEY]),
             )
 
-    def memory_rows(self, memories: Sequence[Memory]) -> list[dict[str, str]]:
-        """The keys of the rows holding `memories`: item rows and their extra vector rows."""
-        named = dict.fromkeys(memories)  # several threads' ledgers name one memory
-        keys = [{PK: encode_namespace(ns), SK: item_sort_key(key)} for ns, key in named]
-        found = dynamo.batch_get(self._client, self._table, keys, consistent=True)
-        return keys + [extra for item in found for extra in current_rows(item)]
-
     def forget(self, keys: Sequence[dict[str, str]]) -> None:
-        """Delete ledger rows."""
-        dynamo.batch_write(self._client, self._table, [{"DeleteRequest": {"Key": k}} for k in keys])
+        """Delete ledger rows (a thread's, all of them), then the index rows naming their
+        partitions."""
+        indexes = {
+            (index[PK], index[SK]): index for index in (ledger_index_of(k[PK]) for k in keys)
+        }
+        for batch in (keys, list(indexes.values())):
+            requests = [{"DeleteRequest": {"Key": key}} for key in batch]
+            dynamo.batch_write(self._client, self._table, requests)
 
     def _rows(self, tenant: str, thread_id: str) -> Iterator[dict[str, Any]]:
         return dynamo.query(

@@ -1,0 +1,124 @@
+"""One purge, every row: a tenant's purge by the README's route
+(`store.purge(prefix, sources=saver.for_tenant(t).erasure_sources())`) or the CLI's
+(`purge memories.acme --threads-tenant acme`, with and without `--verify-scan`) erases
+what the store, the saver and extraction keep for the tenant (cursors, daily token counts,
+ledger and its index, the override in `._meta`, memories formed outside the prefix), and
+the census (`tests/census.py`, one Scan) finds none of it after each failure sequence,
+`threads rm` followed by a late extraction run included."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from langchain_core.messages import HumanMessage
+from langgraph.store.dynamodb.cli.app import app
+from langgraph.store.dynamodb.extraction import SemanticFacts, TenantOverride
+from langgraph.store.dynamodb.table.row_kinds import Scope as Whose
+from langgraph.store.dynamodb.table.row_kinds import erased_kinds
+from langgraph.store.dynamodb.testing import mock_aws
+from typer.testing import CliRunner
+
+from tests import census
+from tests.census import Scope
+from tests.extraction.conftest import TENANT, Tables, open_tables
+from tests.support import scan_table
+
+from .test_cli import ENV
+
+PREFIX = ("memories", TENANT)
+# The override's second strategy forms memories outside the purged prefix.
+PROFILE = ("profiles", TENANT, "u1")
+SCOPE = Scope(PREFIX, (TENANT,), formed=(PROFILE,))
+NEIGHBOUR = "globex"
+NEIGHBOUR_SCOPE = Scope(
+    ("memories", NEIGHBOUR), (NEIGHBOUR,), formed=(("profiles", NEIGHBOUR, "u1"),)
+)
+
+
+def say(tables: Tables, thread: str, text: str, tenant: str = TENANT) -> None:
+    """One turn of the chat graph in a run of its own (so the thread has a run index)."""
+    configurable = {"thread_id": thread, "tenant": tenant, "user_id": "u1"}
+    config: Any = {"configurable": configurable, "metadata": {"run_id": uuid.uuid4().hex}}
+    tables.graph.invoke({"messages": [HumanMessage(text)]}, config)
+
+
+@pytest.fixture
+def tables() -> Iterator[Tables]:
+    """TENANT and NEIGHBOUR, each with two threads extracted by two strategies (one
+    forming memories outside `memories.<tenant>`, set by the tenant's override)."""
+    with mock_aws(), open_tables() as opened:
+        for tenant in (TENANT, NEIGHBOUR):
+            facts = opened.extractor.config().strategies[0]
+            profile = SemanticFacts(name="profile", namespace=("profiles", "{tenant}", "{user_id}"))
+            override = TenantOverride(strategies=(facts, profile))
+            opened.extractor.set_tenant_override(tenant, override)
+            say(opened, "t1", "I prefer tea. My dog is Rex.", tenant)
+            say(opened, "t2", "I live in Lisbon.", tenant)
+            for thread in ("t1", "t2"):
+                opened.extractor.run(tenant, thread)
+        yield opened
+
+
+def rows(tables: Tables) -> list[dict[str, Any]]:
+    return scan_table(tables.store.client, tables.store.table_name)
+
+
+def threads_rm_then_late_run(tables: Tables) -> None:
+    """`threads rm t1` (the saver deletes the thread alone), then a run of t1 that was on
+    the queue: it finds no checkpoint and deletes the thread's cursors. The ledger rows
+    and the memories outside the prefix stay, and no cursor leads to them."""
+    tables.saver.for_tenant(TENANT).delete_thread("t1")
+    tables.extractor.run(TENANT, "t1")
+    assert {s.thread_id for s in tables.extractor.status(TENANT)} == {"t2"}
+    ledger = census.take(tables.store.client, tables.store.table_name, SCOPE).rows
+    assert any(pk.endswith("/t1") for pk, _ in ledger if pk.startswith(".x/"))
+
+
+SEQUENCES = {"extracted": lambda tables: None, "threads rm, late run": threads_rm_then_late_run}
+
+
+def test_the_fixture_holds_every_row_kind_of_a_tenant(tables: Tables) -> None:
+    """The census below covers every kind a tenant's purge erases (row_kinds), but the
+    extra vector rows and reindex markers, which tests/purge/test_purge.py covers."""
+    found = set(census.census_of(rows(tables), SCOPE).by_kind())
+    expected = set(erased_kinds(Whose.NAMESPACE, Whose.TENANT))
+    assert expected - found == {"vector_rows", "reindex_checkpoints"}
+
+
+@pytest.mark.parametrize("sequence", SEQUENCES)
+@pytest.mark.parametrize("scan", [False, True], ids=["registry", "scan"])
+def test_the_readme_route_leaves_no_row_of_the_tenant(
+    tables: Tables, sequence: str, scan: bool
+) -> None:
+    SEQUENCES[sequence](tables)
+    neighbour = census.census_of(rows(tables), NEIGHBOUR_SCOPE).rows
+    sources = tables.saver.for_tenant(TENANT).erasure_sources()
+    result = tables.store.purge(PREFIX, sources=sources, scan=scan)
+    left = census.check(tables.store.client, tables.store.table_name, SCOPE, result)
+    assert left.total == 0 and result.rows_left == 0
+    assert tables.extractor.status(TENANT) == []
+    assert tables.store.list_namespaces(prefix=("profiles", TENANT)) == []
+    assert census.census_of(rows(tables), NEIGHBOUR_SCOPE).rows == neighbour
+
+
+def cli(*args: str) -> Any:
+    done = CliRunner().invoke(app, list(args), env=ENV)
+    assert done.exit_code == 0, done.output
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("sequence", SEQUENCES)
+@pytest.mark.parametrize("scan", [(), ("--verify-scan",)], ids=["registry", "scan"])
+def test_the_cli_leaves_no_row_of_the_tenant(
+    tables: Tables, sequence: str, scan: tuple[str, ...]
+) -> None:
+    SEQUENCES[sequence](tables)
+    report = cli("purge", "memories.acme", "--threads-tenant", TENANT, "--yes", "--json", *scan)
+    assert report["rows_left"] == 0
+    assert report["deleted"]["extraction_ledger"] > 0
+    assert census.take(tables.store.client, tables.store.table_name, SCOPE).total == 0
+    assert cli("extraction", "status", "--tenant", TENANT, "--json") == []
