@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import boto3
@@ -17,7 +18,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 from langgraph.store.dynamodb.embedders.build import embedder
-from langgraph.store.dynamodb.extraction import Extractor, SemanticFacts, Trigger
+from langgraph.store.dynamodb.extraction import Extractor, SemanticFacts, TenantOverride, Trigger
 from langgraph.store.dynamodb.extraction.worker.queue_worker import ExtractionWorker
 from langgraph.store.dynamodb.handlers.extraction_queue import ExtractionRequest
 from langgraph.store.dynamodb.stream.consumer import EXTRACTION_PATTERNS, StreamConsumer
@@ -180,3 +181,26 @@ def test_a_failure_to_dead_letter_is_retried_then_redriven_by_sqs(flow: Pipeline
     [letter] = flow.dead_letters()
     request = ExtractionRequest.parse(letter["Body"])
     assert (request.thread_id, request.checkpoint_id) == ("t1", checkpoint)
+
+
+def test_a_tenant_that_spent_exactly_its_budget_waits_on_the_queue_in_hops_sqs_takes(
+    flow: Pipeline, clock: FakeClock
+) -> None:
+    """Spent exactly: no further model call. The next day is hours away, past SQS's
+    900 s delay: the request goes back on the queue for 900 s (a longer delay SQS
+    refuses, and the request would end on the dead-letter queue)."""
+    noon = datetime.fromtimestamp(clock.now(), UTC).replace(hour=12, minute=0, second=0)
+    clock.wall = noon.timestamp()
+    tables = flow.tables
+    tables.say("t1", "I prefer green tea.")
+    (run,) = tables.extractor.run(TENANT, "t1").runs
+    spent = run.input_tokens + run.output_tokens
+    tables.extractor.set_tenant_override(TENANT, TenantOverride(limits={"daily_tokens": spent}))
+    tables.say("t1", "My dog is Rex.")
+    flow.deliver()
+    assert tables.facts() == ["User prefers green tea"]
+    (status,) = tables.extractor.status(TENANT, "t1")
+    assert status.last_error and f"daily token budget ({spent})" in status.last_error
+    assert flow.dead_letters() == []
+    assert advance_queue(flow.queue_url, 899) == 1
+    assert advance_queue(flow.queue_url, 1) == 0
