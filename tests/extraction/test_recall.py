@@ -53,15 +53,22 @@ def tables() -> Iterator[Tables]:
         yield opened
 
 
-def ask(store: DynamoDBStore, text: str, user: str = USER) -> Prompts:
+def ask(
+    store: DynamoDBStore,
+    text: str,
+    user: str = USER,
+    *,
+    tenant: str = TENANT,
+    middleware: MemoryRecall | None = None,
+) -> Prompts:
     agent = create_agent(
         ScriptedChatModel(responses=[AIMessage("Noted.")]),
         system_prompt="You are a travel assistant.",
-        middleware=[MemoryRecall([FACTS], max_tokens=200)],
+        middleware=[middleware or MemoryRecall([FACTS], max_tokens=200)],
         store=store,
     )
     prompts = Prompts()
-    config = {"configurable": {"tenant": TENANT, "user_id": user}, "callbacks": [prompts]}
+    config = {"configurable": {"tenant": tenant, "user_id": user}, "callbacks": [prompts]}
     agent.invoke({"messages": [HumanMessage(text)]}, config)  # type: ignore[arg-type]
     return prompts
 
@@ -75,6 +82,27 @@ def test_the_agent_sees_the_users_current_memories(tables: Tables) -> None:
 def test_another_user_recalls_nothing(tables: Tables) -> None:
     (system,) = ask(tables.store, "Which city do I live in?", user="u2").systems
     assert system == "You are a travel assistant."
+
+
+def test_the_middlewares_values_win_over_the_runs_configurable(tables: Tables) -> None:
+    """A middleware bound to a tenant recalls that tenant's memories whatever tenant the
+    caller's config names: the config comes from the caller, the values from the app."""
+    tables.say("g1", "My city is Lima.", tenant="globex")
+    tables.extractor.run("globex", "g1")
+    (own,) = ask(tables.store, "Which city do I live in?", tenant="globex").systems
+    assert "Lima" in own
+    bound = MemoryRecall([FACTS], values={"tenant": TENANT})
+    (system,) = ask(tables.store, "Which city?", tenant="globex", middleware=bound).systems
+    assert "- User's city is Bergen" in system and "Lima" not in system
+
+
+def test_the_middleware_keeps_to_its_max_tokens(tables: Tables) -> None:
+    question = "Which city do I live in, and do I like jazz?"
+    (wide,) = ask(tables.store, question, middleware=MemoryRecall([FACTS])).systems
+    assert "Bergen" in wide and "jazz" in wide
+    narrow = MemoryRecall([FACTS], max_tokens=6)  # one memory's worth
+    (system,) = ask(tables.store, question, middleware=narrow).systems
+    assert len([line for line in system.splitlines() if line.startswith("- ")]) == 1
 
 
 def test_a_store_outage_is_a_turn_without_memories_and_a_warning(
