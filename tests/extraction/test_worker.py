@@ -204,3 +204,36 @@ def test_a_tenant_that_spent_exactly_its_budget_waits_on_the_queue_in_hops_sqs_t
     assert flow.dead_letters() == []
     assert advance_queue(flow.queue_url, 899) == 1
     assert advance_queue(flow.queue_url, 1) == 0
+
+
+def test_a_stream_batch_of_12_threads_goes_out_in_sqs_batches_and_a_refused_entry_is_retried(
+    flow: Pipeline,
+) -> None:
+    """At most 10 entries a SendMessageBatch; an entry SQS answers in `Failed` (here: a
+    delay it refuses, on the first send only) fails its stream records, so Lambda's
+    retry routes that thread again and its turn still becomes memories."""
+    sizes: list[int] = []
+
+    def refuse_one_entry_once(params: dict[str, Any], **_: Any) -> None:
+        sizes.append(len(params["Entries"]))
+        if len(sizes) == 1:
+            params["Entries"][0]["DelaySeconds"] = 901
+
+    sqs = boto3.client("sqs", region_name=REGION)
+    sqs.meta.events.register("before-parameter-build.sqs.SendMessageBatch", refuse_one_entry_once)
+    consumer = StreamConsumer(
+        TABLE,
+        client=flow.tables.store.client,
+        embeddings=embedder("lexical", 16),
+        extraction_queue_url=flow.queue_url,
+        sqs=sqs,
+    )
+    users = [f"u{i}" for i in range(12)]
+    for user in users:
+        flow.tables.say(f"t-{user}", "I prefer green tea.", user=user)
+    report = drain_stream(TABLE, consumer.handle, filter_patterns=EXTRACTION_PATTERNS)
+    assert report.ok and report.retries == 1
+    assert len(sizes) >= 3 and max(sizes) == 10
+    drain_queue(flow.queue_url, flow.worker.handle, client=flow.sqs)
+    for user in users:
+        assert flow.tables.facts(("memories", TENANT, user, "facts")) == ["User prefers green tea"]
