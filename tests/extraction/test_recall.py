@@ -17,7 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.extraction import NearestConsolidator
 from langgraph.store.dynamodb.recall.middleware import MemoryRecall
-from langgraph.store.dynamodb.recall.recall import RecallSource, recall
+from langgraph.store.dynamodb.recall.recall import RecallSource, recall, render
 from langgraph.store.dynamodb.testing import ScriptedChatModel, mock_aws
 
 from .conftest import TENANT, USER, Tables, open_tables
@@ -126,3 +126,46 @@ def test_recall_keeps_to_its_token_cap_and_shows_history_on_request(tables: Tabl
     assert [r.text for r in capped] == ["User's city is Bergen"]
     history = recall(tables.store, [FACTS], values, "city", history=True)
     assert len(history) == 3
+
+
+def test_a_memory_too_large_is_passed_over_for_one_that_fits(tables: Tables) -> None:
+    values = {"tenant": TENANT, "user_id": USER}
+    # "User's city is Bergen" ranks first for this query but costs 6 tokens
+    found = recall(tables.store, [FACTS], values, "Which city do I live in?", max_tokens=5)
+    assert [r.text for r in found] == ["User likes jazz"]
+
+
+def test_an_empty_query_recalls_nothing(tables: Tables) -> None:
+    assert recall(tables.store, [FACTS], {"tenant": TENANT, "user_id": USER}, "  ") == []
+
+
+def test_history_marks_only_what_is_no_longer_true(tables: Tables) -> None:
+    values = {"tenant": TENANT, "user_id": USER}
+    texts = sorted(r.text for r in recall(tables.store, [FACTS], values, "city", history=True))
+    assert texts[:2] == ["User likes jazz", "User's city is Bergen"]
+    assert texts[2].startswith("User's city is Oslo (no longer true since ")
+
+
+def test_the_latest_human_message_is_the_query(tables: Tables) -> None:
+    agent = create_agent(
+        ScriptedChatModel(responses=[AIMessage("Noted.")]),
+        middleware=[MemoryRecall([FACTS], max_tokens=6)],  # one memory's worth
+        store=tables.store,
+    )
+    prompts = Prompts()
+    config = {"configurable": {"tenant": TENANT, "user_id": USER}, "callbacks": [prompts]}
+    turns = [HumanMessage("Do I like jazz?"), AIMessage("Yes."), HumanMessage("My city?")]
+    agent.invoke({"messages": turns}, config)  # type: ignore[arg-type]
+    (system,) = prompts.systems
+    assert "Bergen" in system and "jazz" not in system
+
+
+def test_each_source_is_recalled_under_its_own_label(tables: Tables) -> None:
+    seats = RecallSource(("memories", "{tenant}", "{user_id}", "prefs"), label="Preferences")
+    namespace = ("memories", TENANT, USER, "prefs")
+    tables.store.put(namespace, "p1", {"text": "User wants aisle seats", "status": "current"})
+    values = {"tenant": TENANT, "user_id": USER}
+    block = render(recall(tables.store, [FACTS, seats], values, "city seats", max_tokens=1000))
+    facts, preferences = block.split("\nPreferences:\n")
+    assert "- User's city is Bergen" in facts and "aisle" not in facts
+    assert preferences == "- User wants aisle seats"
