@@ -188,3 +188,20 @@ def test_racing_writers_of_one_task_leave_no_unreferenced_chunk(
     assert _unreferenced_chunks(saver) == []
     found = saver.get_tuple(stored)
     assert found is not None and len(found.pending_writes) == 1
+
+
+def test_a_special_write_replaced_later_leaves_the_split_calls_writes_visible(
+    saver: DynamoDBSaver,
+) -> None:
+    """A split call's mark counts its ordinary writes only: a special write (here
+    `__error__`) is replaced by the task's next one, and must not take the call's
+    ordinary writes out of sight with it."""
+    stored = _checkpoint(saver, "t")
+    ordinary = [(f"c{i}", i) for i in range(150)]
+    saver.put_writes(stored, [*ordinary, ("__error__", "first")], "task-1")
+    saver.put_writes(stored, [("__error__", "second")], "task-1")
+    found = saver.get_tuple(stored)
+    assert found is not None
+    assert sorted(found.pending_writes, key=str) == sorted(
+        [("task-1", c, v) for c, v in [*ordinary, ("__error__", "second")]], key=str
+    )

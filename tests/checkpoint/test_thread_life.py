@@ -189,3 +189,25 @@ def test_the_registry_row_never_expires_before_the_rows_a_put_kept_alive(
         step(saver, first, {"a": 2}, {"run_id": run}, parent=saver.get_tuple(first))
         registry, latest = _registry_outlives_the_rest(saver)
         assert registry >= latest
+
+
+def test_a_split_put_writes_the_registry_run_index_and_slides_every_kept_row(
+    table: None, clock: FakeClock
+) -> None:
+    """A put of 16 KB or more writes its other rows first, then the checkpoint row: the
+    registry row and run index row too (a purge and `delete_for_runs` find them), and
+    it slides every value row the checkpoint needs, not the first alone."""
+    with saver_with(NO_REFRESH) as saver, saver_with(None) as other:
+        values = {"one": "1" * 200_000, "two": "2" * 200_000}  # a value row each
+        first = step(saver, config("t"), values, {"run_id": "r1"})
+        clock.advance(5 * MINUTE)
+        parent = saver.get_tuple(first)
+        newest = step(saver, first, {"a": "x" * 20_000}, {"run_id": "r2"}, parent=parent)
+        rows = full_rows(saver.client, TABLE)
+        [checkpoint] = [r for r in rows if r[SK].endswith(newest["configurable"]["checkpoint_id"])]
+        values_rows = [r for r in rows if r[SK].startswith("b#")]
+        assert len(values_rows) == 2
+        assert all(r[EXPIRES_AT] >= checkpoint[EXPIRES_AT] for r in values_rows)
+        assert other.threads() == ["t"]
+        other.delete_for_runs(["r2"])
+        assert other.get_tuple(newest) is None
