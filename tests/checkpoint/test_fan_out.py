@@ -116,28 +116,38 @@ def test_a_task_of_1000_writes_reads_back_whole_in_few_updates(saver: DynamoDBSa
     assert 1_000 // 150 < len(updates) <= 1_000 // 100
 
 
-def test_a_split_write_is_invisible_until_its_last_update_lands(saver: DynamoDBSaver) -> None:
+@pytest.mark.parametrize(
+    ("count", "updates", "failing"),
+    [(SENDS, 9, 3), (150, 2, 2)],
+    ids=["cut-at-the-third-of-nine", "cut-after-the-first-of-two"],
+)
+def test_a_split_write_is_invisible_until_its_last_update_lands(
+    saver: DynamoDBSaver, count: int, updates: int, failing: int
+) -> None:
     """A put_writes cut short between its updates shows none of its writes: LangGraph
-    would take a task with some writes for a finished one and lose the rest."""
+    would take a task with some writes for a finished one and lose the rest. Two
+    updates are a split as much as nine."""
     stored = _checkpoint(saver, "t")
     saver.put_writes(stored, [("other", "kept")], "task-0")
     seen: list[str] = []
 
-    def third_update(op: str, _: dict[str, Any]) -> bool:
+    def cut(op: str, _: dict[str, Any]) -> bool:
         seen.append(op)
-        return op == "UpdateItem" and seen.count("UpdateItem") == 3
+        return op == "UpdateItem" and seen.count("UpdateItem") == failing
 
-    layer = FaultLayer(saver.client, rate=1.0, kinds=("ValidationException",), when=third_update)
+    layer = FaultLayer(saver.client, rate=1.0, kinds=("ValidationException",), when=cut)
     with pytest.raises(ClientError):
-        saver.put_writes(stored, [(f"c{i}", i) for i in range(SENDS)], "task-1")
+        saver.put_writes(stored, [(f"c{i}", i) for i in range(count)], "task-1")
     layer.remove()
     found = saver.get_tuple(stored)
     assert found is not None and found.pending_writes == [("task-0", "other", "kept")]
-    saver.put_writes(stored, [(f"c{i}", i) for i in range(SENDS)], "task-2")
+    sent = _count(saver, "UpdateItem")
+    saver.put_writes(stored, [(f"c{i}", i) for i in range(count)], "task-2")
+    assert len(sent) == updates
     again = saver.get_tuple(stored)
     assert again is not None
     assert [w for w in again.pending_writes if w[0] == "task-2"] == [
-        ("task-2", f"c{i}", i) for i in range(SENDS)
+        ("task-2", f"c{i}", i) for i in range(count)
     ]
 
 
@@ -178,3 +188,20 @@ def test_racing_writers_of_one_task_leave_no_unreferenced_chunk(
     assert _unreferenced_chunks(saver) == []
     found = saver.get_tuple(stored)
     assert found is not None and len(found.pending_writes) == 1
+
+
+def test_a_special_write_replaced_later_leaves_the_split_calls_writes_visible(
+    saver: DynamoDBSaver,
+) -> None:
+    """A split call's mark counts its ordinary writes only: a special write (here
+    `__error__`) is replaced by the task's next one, and must not take the call's
+    ordinary writes out of sight with it."""
+    stored = _checkpoint(saver, "t")
+    ordinary = [(f"c{i}", i) for i in range(150)]
+    saver.put_writes(stored, [*ordinary, ("__error__", "first")], "task-1")
+    saver.put_writes(stored, [("__error__", "second")], "task-1")
+    found = saver.get_tuple(stored)
+    assert found is not None
+    assert sorted(found.pending_writes, key=str) == sorted(
+        [("task-1", c, v) for c, v in [*ordinary, ("__error__", "second")]], key=str
+    )

@@ -7,6 +7,7 @@ after the thread was deleted)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
@@ -144,3 +145,69 @@ def test_a_step_finishing_after_the_thread_was_deleted_registers_it_again(
         clock.advance(2 * 10 * MINUTE + 1)  # the registry row outlives by a TTL
         expire_ttl_items(TABLE, now=clock.now())
         assert full_rows(writer.client, TABLE) == []
+
+
+def test_put_writes_trusts_a_registry_row_for_300_seconds_not_forever(
+    table: None, clock: FakeClock
+) -> None:
+    """A thread that never expires: the registry row the writer wrote is known to live
+    forever, yet another process may purge it; a put_writes past `TRUST_SECONDS` lists
+    the thread again, so the next purge finds its writes."""
+    with saver_with(None) as writer, saver_with(None) as purger:
+        first = step(writer, config("t"), {"a": 1})
+        purger.delete_thread("t")
+        clock.advance(TRUST_SECONDS + 1)
+        writer.put_writes(first, [("a", 2)], "task")
+        assert purger.threads() == ["t"]
+        purger.delete_thread("t")
+        assert full_rows(writer.client, TABLE) == []
+
+
+def _registry_outlives_the_rest(saver: DynamoDBSaver) -> tuple[float, float]:
+    """The thread's registry row's expiry, and the latest of its other rows'."""
+    rows = full_rows(saver.client, TABLE)
+    registry = next(r for r in rows if (r[PK], r[SK]) == (registry_pk(""), "t"))
+    others = [float(r[EXPIRES_AT]) for r in rows if r is not registry]
+    return float(registry[EXPIRES_AT]), max(others)
+
+
+@pytest.mark.parametrize(
+    ("values", "run"),
+    [({"a": 1}, "r2"), ({"a": 1, "big": "x" * 200_000}, "r1")],
+    ids=["a-new-runs-index-row", "a-value-row-slid"],
+)
+def test_the_registry_row_never_expires_before_the_rows_a_put_kept_alive(
+    table: None, clock: FakeClock, values: dict[str, Any], run: str
+) -> None:
+    """Five minutes in, a put writes a new run's index row, or slides a value row of
+    its own (200 KB): either now expires later than the registry row the saver wrote,
+    so the put extends the registry row too, and a purge lists the thread while they
+    live."""
+    with saver_with(NO_REFRESH) as saver:
+        first = step(saver, config("t"), values, {"run_id": "r1"})
+        clock.advance(5 * MINUTE)
+        step(saver, first, {"a": 2}, {"run_id": run}, parent=saver.get_tuple(first))
+        registry, latest = _registry_outlives_the_rest(saver)
+        assert registry >= latest
+
+
+def test_a_split_put_writes_the_registry_run_index_and_slides_every_kept_row(
+    table: None, clock: FakeClock
+) -> None:
+    """A put of 16 KB or more writes its other rows first, then the checkpoint row: the
+    registry row and run index row too (a purge and `delete_for_runs` find them), and
+    it slides every value row the checkpoint needs, not the first alone."""
+    with saver_with(NO_REFRESH) as saver, saver_with(None) as other:
+        values = {"one": "1" * 200_000, "two": "2" * 200_000}  # a value row each
+        first = step(saver, config("t"), values, {"run_id": "r1"})
+        clock.advance(5 * MINUTE)
+        parent = saver.get_tuple(first)
+        newest = step(saver, first, {"a": "x" * 20_000}, {"run_id": "r2"}, parent=parent)
+        rows = full_rows(saver.client, TABLE)
+        [checkpoint] = [r for r in rows if r[SK].endswith(newest["configurable"]["checkpoint_id"])]
+        values_rows = [r for r in rows if r[SK].startswith("b#")]
+        assert len(values_rows) == 2
+        assert all(r[EXPIRES_AT] >= checkpoint[EXPIRES_AT] for r in values_rows)
+        assert other.threads() == ["t"]
+        other.delete_for_runs(["r2"])
+        assert other.get_tuple(newest) is None

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from langgraph.store.dynamodb.extraction import Consolidation, TenantOverride
+from langgraph.store.dynamodb.extraction.engine.config import Limits
 from langgraph.store.dynamodb.table.usage import CONVERSE, UsageRecord
 from langgraph.store.dynamodb.testing import mock_aws
 
@@ -125,3 +126,31 @@ def test_past_the_daily_budget_extraction_waits_for_the_next_day(
     assert len(run.written) == 1 and tables.facts() == ["User prefers tea", "User's dog is Rex"]
     (status,) = tables.extractor.status(TENANT, "t1")
     assert status.checkpoint_id == checkpoint and status.last_error is None
+
+
+def test_a_partial_window_does_not_claim_the_newest_checkpoint(
+    budgeted: tuple[Tables, FakeClock],
+) -> None:
+    """The window cap cuts the pending messages, and the budget stops the run after the
+    first window: the cursor stays short of the newest checkpoint, so a wait for it does
+    not return before the rest is extracted."""
+    tables, clock = budgeted
+    tables.extractor.set_config(
+        facts_config(
+            limits=Limits(max_window_messages=2), consolidation=Consolidation(mode="add_each")
+        )
+    )
+    tables.extractor.set_tenant_override(TENANT, TenantOverride(limits={"daily_tokens": 1}))
+    tables.say("t1", "I prefer tea.")
+    newest = tables.say("t1", "My dog is Rex.")
+    (run,) = tables.extractor.run(TENANT, "t1").runs
+    assert run.model_calls == 1 and run.skipped and "daily token budget" in run.skipped
+    with pytest.raises(TimeoutError):
+        tables.extractor.wait_until_processed(TENANT, "t1", newest, timeout=0)
+    (status,) = tables.extractor.status(TENANT, "t1")
+    assert status.checkpoint_id != newest and status.lag_messages == 2
+    clock.advance(run.retry_after or 0)
+    tables.extractor.run(TENANT, "t1")
+    (status,) = tables.extractor.wait_until_processed(TENANT, "t1", newest, timeout=0)
+    assert status.checkpoint_id == newest
+    assert tables.facts() == ["User prefers tea", "User's dog is Rex"]

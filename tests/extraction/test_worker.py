@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import boto3
@@ -20,7 +21,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb.embedders.build import embedder
-from langgraph.store.dynamodb.extraction import Extractor, SemanticFacts, Trigger
+from langgraph.store.dynamodb.extraction import Extractor, SemanticFacts, TenantOverride, Trigger
 from langgraph.store.dynamodb.extraction.worker.queue_worker import ExtractionWorker
 from langgraph.store.dynamodb.handlers.extraction_queue import ExtractionRequest
 from langgraph.store.dynamodb.stream.consumer import EXTRACTION_PATTERNS, StreamConsumer
@@ -262,3 +263,59 @@ def test_a_failure_to_dead_letter_is_retried_then_redriven_by_sqs(flow: Pipeline
     [letter] = flow.dead_letters()
     request = ExtractionRequest.parse(letter["Body"])
     assert (request.thread_id, request.checkpoint_id) == ("t1", checkpoint)
+
+
+def test_a_tenant_that_spent_exactly_its_budget_waits_on_the_queue_in_hops_sqs_takes(
+    flow: Pipeline, clock: FakeClock
+) -> None:
+    """Spent exactly: no further model call. The next day is hours away, past SQS's
+    900 s delay: the request goes back on the queue for 900 s (a longer delay SQS
+    refuses, and the request would end on the dead-letter queue)."""
+    noon = datetime.fromtimestamp(clock.now(), UTC).replace(hour=12, minute=0, second=0)
+    clock.wall = noon.timestamp()
+    tables = flow.tables
+    tables.say("t1", "I prefer green tea.")
+    (run,) = tables.extractor.run(TENANT, "t1").runs
+    spent = run.input_tokens + run.output_tokens
+    tables.extractor.set_tenant_override(TENANT, TenantOverride(limits={"daily_tokens": spent}))
+    tables.say("t1", "My dog is Rex.")
+    flow.deliver()
+    assert tables.facts() == ["User prefers green tea"]
+    (status,) = tables.extractor.status(TENANT, "t1")
+    assert status.last_error and f"daily token budget ({spent})" in status.last_error
+    assert flow.dead_letters() == []
+    assert advance_queue(flow.queue_url, 899) == 1
+    assert advance_queue(flow.queue_url, 1) == 0
+
+
+def test_a_stream_batch_of_12_threads_goes_out_in_sqs_batches_and_a_refused_entry_is_retried(
+    flow: Pipeline,
+) -> None:
+    """At most 10 entries a SendMessageBatch; an entry SQS answers in `Failed` (here: a
+    delay it refuses, on the first send only) fails its stream records, so Lambda's
+    retry routes that thread again and its turn still becomes memories."""
+    sizes: list[int] = []
+
+    def refuse_one_entry_once(params: dict[str, Any], **_: Any) -> None:
+        sizes.append(len(params["Entries"]))
+        if len(sizes) == 1:
+            params["Entries"][0]["DelaySeconds"] = 901
+
+    sqs = boto3.client("sqs", region_name=REGION)
+    sqs.meta.events.register("before-parameter-build.sqs.SendMessageBatch", refuse_one_entry_once)
+    consumer = StreamConsumer(
+        TABLE,
+        client=flow.tables.store.client,
+        embeddings=embedder("lexical", 16),
+        extraction_queue_url=flow.queue_url,
+        sqs=sqs,
+    )
+    users = [f"u{i}" for i in range(12)]
+    for user in users:
+        flow.tables.say(f"t-{user}", "I prefer green tea.", user=user)
+    report = drain_stream(TABLE, consumer.handle, filter_patterns=EXTRACTION_PATTERNS)
+    assert report.ok and report.retries == 1
+    assert len(sizes) >= 3 and max(sizes) == 10
+    drain_queue(flow.queue_url, flow.worker.handle, client=flow.sqs)
+    for user in users:
+        assert flow.tables.facts(("memories", TENANT, user, "facts")) == ["User prefers green tea"]

@@ -18,8 +18,10 @@ from langgraph.store.dynamodb.stream.consumer import (
     filter_criteria,
 )
 from langgraph.store.dynamodb.testing import drain_stream, mock_aws
+from langgraph.store.dynamodb.testing.queues import advance_queue
 
 from tests.checkpoint.graphs import chat_graph, say
+from tests.checkpoint.steps import config, step
 from tests.stream.conftest import NS, TABLE, CountingEmbeddings, make_stream_store
 from tests.support import FakeClock
 
@@ -136,3 +138,32 @@ def test_routing_needs_no_embedding_model_and_a_refused_send_is_retried(sqs: Any
         assert report.ok and report.delivered > 0
         [(request, _)] = queued(sqs, url)
         assert request.checkpoint_id == newest_checkpoint(saver, "t", "a")
+
+
+def test_the_deployments_debounce_delays_every_request(sqs: Any) -> None:
+    url = sqs.create_queue(QueueName="extraction")["QueueUrl"]
+    with DynamoDBSaver(TABLE, region_name=REGION, tenant_key="tenant") as saver:
+        saver.setup()
+        consumer = StreamConsumer(
+            TABLE, region_name=REGION, extraction_queue_url=url, extraction_delay=30
+        )
+        chat_graph(saver).invoke(say("hi"), {"configurable": {"thread_id": "t", "tenant": "a"}})
+        report = drain_stream(TABLE, consumer.handle, filter_patterns=EXTRACTION_PATTERNS)
+        assert report.ok and report.delivered > 0
+        assert queued(sqs, url) == []
+        assert advance_queue(url, 29) == 1
+        assert advance_queue(url, 1) == 0
+        [(request, _)] = queued(sqs, url)
+        assert request.checkpoint_id == newest_checkpoint(saver, "t", "a")
+
+
+def test_a_subgraphs_checkpoint_alone_is_not_routed(sqs: Any) -> None:
+    """Only the root namespace's checkpoints name a turn to extract: a subgraph's
+    checkpoints would send a request per subgraph step."""
+    url = sqs.create_queue(QueueName="extraction")["QueueUrl"]
+    with DynamoDBSaver(TABLE, region_name=REGION, tenant_key="tenant") as saver:
+        saver.setup()
+        consumer = StreamConsumer(TABLE, region_name=REGION, extraction_queue_url=url)
+        step(saver, config("t", "inner:1", tenant="a"), {"x": 1})
+        assert drain_stream(TABLE, consumer.handle, filter_patterns=EXTRACTION_PATTERNS).ok
+        assert queued(sqs, url) == []

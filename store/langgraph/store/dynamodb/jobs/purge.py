@@ -340,16 +340,16 @@ class _Scope:
         """Delete every row of each namespace's partition, in full batches pooled across
         namespaces; after each round, `progress` gets the rows deleted by kind and the
         registry key of the last namespace now wholly deleted."""
-        pending: list[tuple[int, Key]] = []
+        pending: list[Key] = []
 
-        def flush(rows: list[tuple[int, Key]], reading: int) -> None:
-            kinds = self.delete([key for _, key in rows])
-            done = pending[0][0] if pending else reading  # namespaces before it are empty
-            progress(kinds, registry_sort_key(namespaces[done - 1]) if done else None)
+        def flush(rows: list[Key], reading: int) -> None:
+            # Every row read before is deleted: the namespaces before `reading` are empty.
+            kinds = self.delete(rows)
+            progress(kinds, registry_sort_key(namespaces[reading - 1]) if reading else None)
 
         for index, namespace in enumerate(namespaces):
             for key in self._partition_keys(namespace):
-                pending.append((index, key))
+                pending.append(key)
                 if len(pending) >= FLUSH_ROWS:
                     rows = pending[:FLUSH_ROWS]
                     del pending[:FLUSH_ROWS]

@@ -11,7 +11,8 @@ how much work moto does, never its answers: a Query reads only its partition
 (`_partition_query`), and Scans, copies and projections skip moto's per-item overheads
 (`_read_speed`). Expressions past DynamoDB's length and operator limits are refused before
 moto parses them (`_expressions`). With IAM enforced, DynamoDB, Streams and Bedrock
-requests are authorized against the resources AWS authorizes (`_iam`).
+requests are authorized against the resources AWS authorizes (`_iam`). SQS refuses
+messages past its documented size and delay limits (`_sqs`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from langgraph.store.dynamodb.testing._read_speed import (
     sharing_values,
 )
 from langgraph.store.dynamodb.testing._search import search_vectors
+from langgraph.store.dynamodb.testing._sqs import checked_batch, checked_send
 from langgraph.store.dynamodb.testing._wire_items import wire_attribute_values
 from moto import backend_index
 from moto.core.responses import ActionResult
@@ -58,6 +60,7 @@ from moto.dynamodb.models.table import LocalSecondaryIndex, Table
 from moto.dynamodb.responses import DynamoHandler, DynamoResult
 from moto.dynamodbstreams import urls as streams_urls
 from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
+from moto.sqs.models import SQSBackend
 from moto.sqs.responses import SQSResponse
 
 SEARCH_URL_BASES = (
@@ -475,6 +478,13 @@ PATCHES: tuple[tuple[Any, str, tuple[str, ...], Callable[[Any], Any]], ...] = (
         for handler, found, prefix, code in _iam.HANDLERS
     ),
     (SQSResponse, _iam.AUTHORIZE, ("self", "resource"), _iam.as_authorized),
+    (
+        SQSBackend,
+        "send_message",
+        ("self", "queue_name", "message_body", "message_attributes", "delay_seconds"),
+        checked_send,
+    ),
+    (SQSBackend, "send_message_batch", ("self", "queue_name", "entries"), checked_batch),
 )
 check_targets(
     [
