@@ -319,3 +319,19 @@ def test_tokens_count_when_the_lease_lapsed_during_the_run(
     assert len(spent.tokens) == 2
     assert used(tables, clock) == sum(spent.tokens)
     assert tables.facts() == ["User's city is Oslo"]
+
+
+def test_a_replay_rebuilds_a_running_summary_rather_than_merging_it_again(
+    tables: Tables,
+) -> None:
+    """A replay reads messages the summary already covers: each stays in it once."""
+    tables.extractor.set_tenant_override(TENANT, summaries)
+    for text in ("Book a flight to Rome.", "Also add a checked bag."):
+        tables.say("t1", text)
+        tables.extractor.run(TENANT, "t1")
+    tables.say("t1", "And a window seat.")
+    tables.extractor.replay(TENANT, "t1")
+    (summary,) = tables.store.search(("memories", TENANT, "summaries"))
+    text = summary.value["text"]
+    for said in ("Rome", "checked bag", "window seat"):
+        assert text.count(said) == 1, text

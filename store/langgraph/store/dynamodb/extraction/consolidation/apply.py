@@ -142,15 +142,21 @@ def _added(step: Step) -> Change:
 
 def _updated(step: Step) -> Change:
     """The memory revised in place with the step's content; the version it replaces goes
-    to `REVISIONS`. A memory already showing the step's provenance (now or in a revision)
-    only gains the source."""
+    to `REVISIONS`. A memory already showing the step's provenance (now or in a revision),
+    or covering all of its messages, only gains the source; a memory all of whose
+    messages the step covers again (a replay of the thread) is rebuilt from the step's own
+    content instead of merged with it, so no message is merged twice."""
 
     def change(old: Value | None) -> Value | None:
         if old is None:
             return _with_source({**step.value, STATUS: CURRENT}, step)
         written = [old.get(PROVENANCE), *(r.get(PROVENANCE) for r in old.get(REVISIONS, []))]
-        if step.provenance in written:
+        covered = {m for p in written if isinstance(p, Mapping) for m in p.get("message_ids", [])}
+        ids = set(step.source["message_ids"])
+        if step.provenance in written or ids <= covered:
             return _with_source(old, step)
+        if step.own is not None and covered <= ids:  # read again whole (a replay): rebuilt
+            return _with_source(_replaced(old, step.own), step)
         former = {CONTENT: content_of(old), PROVENANCE: old[PROVENANCE]}
         revisions = [*old.get(REVISIONS, []), former]
         kept = {k: old[k] for k in LINKS if k in old}
@@ -163,6 +169,13 @@ def _updated(step: Step) -> Change:
         return _with_source(new, step)
 
     return change
+
+
+def _replaced(old: Value, content: Value) -> Value:
+    """`old`'s content replaced by `content`, its bookkeeping kept, its revisions dropped
+    (`content` covers every message they did)."""
+    kept = {k: v for k, v in old.items() if k in LINKS or k in (SOURCES, SAID_AT)}
+    return {**content, **kept}
 
 
 def settle(store: DynamoDBStore, namespace: tuple[str, ...], keys: Iterable[str]) -> None:

@@ -36,7 +36,8 @@ class Step:
     no-op, the memory that already says it, None when the decision named none), `target`
     the memory a supersede replaces, `value` the content and provenance written (none for
     a no-op), `thread_id` and `source` (`{"said_at": [t, n], "message_ids": [...]}`) the
-    conversation that stated it."""
+    conversation that stated it. `own` is an update's candidate content before any merge
+    (what replaces a memory whose every message the window covers again: a replay)."""
 
     op: Op
     namespace: tuple[str, ...]
@@ -45,6 +46,7 @@ class Step:
     source: dict[str, Any]
     target: str | None = None
     value: dict[str, Any] = field(default_factory=dict)
+    own: dict[str, Any] | None = None
 
     @property
     def said_at(self) -> SaidAt:
@@ -63,6 +65,7 @@ class Step:
             "source": self.source,
             "target": self.target,
             "value": self.value,
+            "own": self.own,
         }
 
     @staticmethod
@@ -75,6 +78,7 @@ class Step:
             source=data["source"],
             target=data["target"],
             value=data["value"],
+            own=data.get("own"),
         )
 
 
@@ -96,7 +100,8 @@ def plan(
             steps.append(Step("noop", namespace, d.key, thread, source))
         elif isinstance(d, Update):
             value = {**(d.content or c.content), PROVENANCE: c.provenance.as_value()}
-            steps.append(Step("update", d.namespace, d.key, thread, source, value=value))
+            own = {**c.content, PROVENANCE: c.provenance.as_value()}
+            steps.append(Step("update", d.namespace, d.key, thread, source, value=value, own=own))
         elif isinstance(d, Supersede):
             steps.append(
                 Step("supersede", d.namespace, c.key, thread, source, d.key, value=c.value())
