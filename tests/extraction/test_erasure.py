@@ -46,7 +46,10 @@ def test_forgetting_a_thread_removes_only_its_memories(tables: Tables) -> None:
     tables.extractor.run(TENANT, "t2")
     assert tables.extractor.forget_thread(TENANT, "t1") == 1
     assert tables.facts() == ["User's dog is Rex"]
-    assert [s.thread_id for s in tables.extractor.status(TENANT)] == ["t2"]
+    forgotten, kept = tables.extractor.status(TENANT)
+    assert (forgotten.thread_id, forgotten.memories, forgotten.lag_messages) == ("t1", 0, 0)
+    assert forgotten.checkpoint_id == forgotten.newest_checkpoint_id  # nothing to extract
+    assert (kept.thread_id, kept.memories) == ("t2", 1)
     assert not [r for r in tenant_rows(tables) if r.startswith(f"{EXTRACTION_KIND}{TENANT}/t1")]
 
 

@@ -62,7 +62,7 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
         SAVER + "loading.py": {"thread_id"},
         SAVER + "scope.py": {"thread_id"},
         LIBRARY + "cli/target.py": {"tenant"},
-        LIBRARY + "demo/agent.py": {"thread_id"},
+        LIBRARY + "demo/agent.py": {"thread_id", "tenant"},
         LIBRARY + "extraction/engine/reader.py": {"thread_id"},
         LIBRARY + "items/namespaces.py": {"prefix"},
     },
@@ -77,7 +77,10 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
         LIBRARY + "table/permissions.py": {"model"},
     },
     "an extraction's names: a memory's provenance fields, a namespace template's "
-    "placeholders, a strategy's settings, a chat model's attributes": {
+    "placeholders, a strategy's settings, a chat model's attributes, a recorded step's "
+    "fields": {
+        LIBRARY + "extraction/consolidation/apply.py": {"thread_id"},
+        LIBRARY + "extraction/consolidation/journal.py": {"namespace", "thread_id", "value"},
         LIBRARY + "extraction/strategies/candidates.py": {"model", "tenant", "thread_id"},
         LIBRARY + "extraction/strategies/strategy.py": {
             "model",
