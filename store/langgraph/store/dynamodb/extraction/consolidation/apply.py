@@ -142,10 +142,10 @@ def _added(step: Step) -> Change:
 
 def _updated(step: Step) -> Change:
     """The memory revised in place with the step's content; the version it replaces goes
-    to `REVISIONS`. A memory already showing the step's provenance (now or in a revision),
-    or covering all of its messages, only gains the source; a memory all of whose
-    messages the step covers again (a replay of the thread) is rebuilt from the step's own
-    content instead of merged with it, so no message is merged twice."""
+    to `REVISIONS`. A memory already showing the step's provenance (now or in a revision)
+    only gains the source; a memory all of whose messages the step covers again (a replay
+    of the thread) is rebuilt from the step's own content instead of merged with it, so no
+    message is merged twice."""
 
     def change(old: Value | None) -> Value | None:
         if old is None:
@@ -153,7 +153,7 @@ def _updated(step: Step) -> Change:
         written = [old.get(PROVENANCE), *(r.get(PROVENANCE) for r in old.get(REVISIONS, []))]
         covered = {m for p in written if isinstance(p, Mapping) for m in p.get("message_ids", [])}
         ids = set(step.source["message_ids"])
-        if step.provenance in written or ids <= covered:
+        if step.provenance in written:
             return _with_source(old, step)
         if step.own is not None and covered <= ids:  # read again whole (a replay): rebuilt
             return _with_source(_replaced(old, step.own), step)
