@@ -233,7 +233,8 @@ def consolidate(prompt: str) -> list[dict[str, Any]]:
     candidates:` lines `[cN] text`, `[cN] -> [n] text` for a fixed-key revision, with
     ` (correction)`), per candidate, first rule that holds:
 
-    - a revision `-> [n]` updates n, the merged text being n's text then the new one;
+    - a revision `-> [n]` updates n, the merged text being n's text then the new one's
+      sentences that n does not already hold (as a model merging two summaries would);
     - a known memory with the same text: noop;
     - `User's X is Y` against a known `User's X is Z`: update when Y extends Z (starts with
       it), else supersede (the newest statement wins);
@@ -258,7 +259,9 @@ def _decide(n: int, new: re.Match[str], known: list[str]) -> dict[str, Any]:
     text = new["text"]
     if new["target"] is not None:
         target = int(new["target"])
-        merged = f"{known[target]} {text}"
+        have = known[target]
+        extra = [part for part in re.split(r"(?<=\.)\s+", text) if part and part not in have]
+        merged = " ".join([have, *extra])
         return {"candidate": n, "action": "update", "target": target, "text": merged}
     for i, old in enumerate(known):
         if _normal(old) == _normal(text):
