@@ -161,7 +161,10 @@ def test_an_update_applied_again_after_a_newer_one_changes_nothing(tables: Table
     model = tables.extractor.chat_model("amazon.nova-micro-v1:0")
     strategy = tables.extractor.config().strategies[0]
     steps = []
-    for thread, text in (("t2", "My dog is Rex the beagle."), ("t3", "My dog is Rex the brave.")):
+    for thread, text in (
+        ("t2", "My dog is Rex the beagle."),
+        ("t3", "My dog is Rex the beagle too."),
+    ):
         tables.say(thread, text)
         state = read_thread(tables.saver, TENANT, thread)
         assert state is not None
@@ -172,5 +175,7 @@ def test_an_update_applied_again_after_a_newer_one_changes_nothing(tables: Table
         steps.append(plan(decisions, NAMESPACE, lambda _: [0.0, 0.0]))
         apply(tables.store, steps[-1])
     before = memories(tables)
+    (value,) = before.values()
+    assert value["text"] == "User's dog is Rex the beagle too"  # t3 revised t2's version
     apply(tables.store, steps[0])  # t2's window, retried
     assert memories(tables) == before
