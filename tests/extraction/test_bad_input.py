@@ -68,14 +68,15 @@ def test_a_malformed_decision_is_asked_again_once_then_recorded(
     assert "consolidation: malformed answer twice" in (status.last_error or "")
 
 
+@pytest.mark.parametrize("target", [1, 7])
 def test_a_decision_naming_a_memory_it_was_not_shown_is_refused(
-    scripted: tuple[Tables, ScriptedChatModel],
+    scripted: tuple[Tables, ScriptedChatModel], target: int
 ) -> None:
     tables, model = scripted
     known_dog(tables, model)
     tables.say("t2", "My dog is Max.")
     wild = tool_call(
-        "Decisions", "d", decisions=[{"candidate": 0, "action": "supersede", "target": 7}]
+        "Decisions", "d", decisions=[{"candidate": 0, "action": "supersede", "target": target}]
     )
     model.responses = [facts("User's dog is Max", ids(tables, "t2")[0]), wild, wild]
     (run,) = tables.extractor.run(TENANT, "t2").runs

@@ -133,3 +133,49 @@ def test_forgetting_the_older_thread_keeps_what_a_newer_one_formed(tables: Table
     assert tables.extractor.forget_thread(TENANT, "t1") == 0
     (value,) = memories(tables).values()
     assert value["text"] == "User's dog is Rex the beagle" and "revisions" not in value
+
+
+def test_forgetting_the_first_thread_keeps_the_newest_version_another_wrote(
+    tables: Tables,
+) -> None:
+    for thread, text in (
+        ("t1", "My dog is Rex."),
+        ("t2", "My dog is Rex the beagle."),
+        ("t3", "My dog is Rex the beagle from Oslo."),
+    ):
+        tables.say(thread, text)
+        tables.extractor.run(TENANT, thread)
+    assert tables.extractor.forget_thread(TENANT, "t1") == 0
+    (value,) = memories(tables).values()
+    assert value["text"] == "User's dog is Rex the beagle from Oslo"
+    assert value["provenance"]["thread_id"] == "t3"  # type: ignore[index]
+    (kept,) = value["revisions"]  # type: ignore[misc]
+    assert kept["provenance"]["thread_id"] == "t2"
+
+
+def test_an_update_applied_again_after_a_newer_one_changes_nothing(tables: Tables) -> None:
+    """A crashed run's window is applied again on retry, after another run revised the
+    memory: the update it already made is found in the revisions and not made twice."""
+    tables.say("t1", "My dog is Rex.")
+    tables.extractor.run(TENANT, "t1")
+    model = tables.extractor.chat_model("amazon.nova-micro-v1:0")
+    strategy = tables.extractor.config().strategies[0]
+    steps = []
+    for thread, text in (
+        ("t2", "My dog is Rex the beagle."),
+        ("t3", "My dog is Rex the beagle too."),
+    ):
+        tables.say(thread, text)
+        state = read_thread(tables.saver, TENANT, thread)
+        assert state is not None
+        candidates = extract(strategy, Transcript(TENANT, thread, state.messages, VALUES), model)
+        decisions = NearestConsolidator().decide(
+            candidates.candidates, NAMESPACE, strategy, tables.store, model
+        )
+        steps.append(plan(decisions, NAMESPACE, lambda _: [0.0, 0.0]))
+        apply(tables.store, steps[-1])
+    before = memories(tables)
+    (value,) = before.values()
+    assert value["text"] == "User's dog is Rex the beagle too"  # t3 revised t2's version
+    apply(tables.store, steps[0])  # t2's window, retried
+    assert memories(tables) == before

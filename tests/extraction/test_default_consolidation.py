@@ -57,3 +57,14 @@ def test_a_tenant_override_opts_out_for_that_tenant_only(tables: Tables) -> None
     assert tables.facts() == ["User's city is Bergen", "User's city is Oslo"]
     other = tables.store.search(("memories", "other", "u1", "facts"), filter=CURRENT_ONLY)
     assert [item.value["text"] for item in other] == ["User's city is Bergen"]
+
+
+def test_a_fact_said_again_in_another_case_is_known_without_asking_the_model(
+    tables: Tables,
+) -> None:
+    tables.say("t1", "My dog is Rex.")
+    tables.extractor.run(TENANT, "t1")
+    tables.say("t2", "MY DOG IS REX!")
+    (run,) = tables.extractor.run(TENANT, "t2").runs
+    assert run.written == () and run.unchanged == 1 and run.model_calls == 1
+    assert tables.facts() == ["User's dog is Rex"]

@@ -15,9 +15,11 @@ import pytest
 from langgraph.store.dynamodb.extraction import (
     EpisodicMemory,
     ExtractionError,
+    SemanticFacts,
     SessionSummaries,
     TenantOverride,
 )
+from langgraph.store.dynamodb.extraction.engine.config import Limits
 from langgraph.store.dynamodb.recall.fields import (
     CURRENT,
     CURRENT_ONLY,
@@ -30,7 +32,7 @@ from langgraph.store.dynamodb.testing import mock_aws
 
 from tests.support import FakeClock
 
-from .conftest import NAMESPACE, TENANT, Tables, open_tables
+from .conftest import NAMESPACE, TENANT, Tables, facts_config, open_tables
 from .test_exactly_once import Crash, Deaths
 
 
@@ -335,3 +337,27 @@ def test_a_replay_rebuilds_a_running_summary_rather_than_merging_it_again(
     text = summary.value["text"]
     for said in ("Rome", "checked bag", "window seat"):
         assert text.count(said) == 1, text
+
+
+def test_a_replay_in_smaller_windows_keeps_the_newest_statement_current(
+    tables: Tables,
+) -> None:
+    tables.say("t1", "My dog is Rex.")
+    tables.say("t1", "Actually, my dog is Max.")
+    tables.say("t1", "Actually, my dog is Rex.")
+    tables.extractor.run(TENANT, "t1")
+    assert tables.facts() == ["User's dog is Rex"]
+    tables.extractor.set_config(facts_config(limits=Limits(max_window_messages=2)))
+    tables.extractor.replay(TENANT, "t1")
+    assert current(tables) == ["User's dog is Rex"]
+
+
+def test_forget_sticks_for_a_strategy_removed_then_configured_again(tables: Tables) -> None:
+    tables.say("t1", "I prefer tea.")
+    tables.extractor.run(TENANT, "t1")
+    other = SemanticFacts(name="other", namespace=("memories", "{tenant}", "other"))
+    tables.extractor.set_config(facts_config(strategies=[other]))
+    tables.extractor.forget_thread(TENANT, "t1")
+    tables.extractor.set_config(facts_config())
+    tables.extractor.replay(TENANT, "t1")
+    assert tables.facts() == []

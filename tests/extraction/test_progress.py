@@ -15,7 +15,7 @@ from langgraph.store.dynamodb.testing import mock_aws
 
 from tests.support import FakeClock
 
-from .conftest import NAMESPACE, TENANT, Tables, facts_config, open_tables
+from .conftest import NAMESPACE, TENANT, USER, Tables, facts_config, open_tables
 
 
 def test_wait_returns_once_every_strategy_processed_the_checkpoint(tables: Tables) -> None:
@@ -154,3 +154,34 @@ def test_a_partial_window_does_not_claim_the_newest_checkpoint(
     (status,) = tables.extractor.wait_until_processed(TENANT, "t1", newest, timeout=0)
     assert status.checkpoint_id == newest
     assert tables.facts() == ["User prefers tea", "User's dog is Rex"]
+
+
+def test_the_daily_budget_adds_up_every_run_of_the_day(
+    budgeted: tuple[Tables, FakeClock],
+) -> None:
+    tables, _ = budgeted
+    tables.extractor.set_config(facts_config(consolidation=Consolidation(mode="add_each")))
+    tables.say("t1", "I prefer tea and I love long walks by the sea.")
+    (first,) = tables.extractor.run(TENANT, "t1").runs
+    spent = first.input_tokens + first.output_tokens
+    tables.extractor.set_tenant_override(TENANT, TenantOverride(limits={"daily_tokens": spent + 1}))
+    tables.say("t1", "I like jazz.")
+    (second,) = tables.extractor.run(TENANT, "t1").runs
+    assert second.model_calls == 1  # spent so far: under the budget
+    assert second.input_tokens + second.output_tokens <= spent
+    tables.say("t1", "My dog is Rex.")
+    (third,) = tables.extractor.run(TENANT, "t1").runs
+    assert third.model_calls == 0 and third.skipped and "daily token budget" in third.skipped
+
+
+def test_a_checkpoint_without_new_messages_is_processed(tables: Tables) -> None:
+    tables.say("t1", "I prefer tea.")
+    tables.extractor.run(TENANT, "t1")
+    config = {"configurable": {"thread_id": "t1", "tenant": TENANT, "user_id": USER}}
+    checkpoint = tables.graph.update_state(config, {"messages": []})["configurable"][
+        "checkpoint_id"
+    ]
+    (run,) = tables.extractor.run(TENANT, "t1").runs
+    assert run.skipped == "nothing new" and run.model_calls == 0
+    (status,) = tables.extractor.status(TENANT, "t1")
+    assert status.checkpoint_id == status.newest_checkpoint_id == checkpoint

@@ -291,3 +291,16 @@ def test_the_strategies_page_names_each_strategy_by_class_kind_and_import() -> N
         assert f"(`{strategy.__name__}`, `kind: {kind}`)" in page, kind
         assert strategy.__name__ in {name.strip() for name in imported.split(",")}
         assert getattr(extraction, strategy.__name__) is strategy
+
+
+def test_two_episodes_in_one_window_both_teach_the_reflection(tables: Tables) -> None:
+    use(tables, EpisodicMemory(name="episodes", namespace=("memories", "{tenant}", "episodes")))
+    tables.say(
+        "t1",
+        "I tried restarting the router. It didn't work. "
+        "We tried updating the firmware. That fixed it.",
+    )
+    tables.extractor.run(TENANT, "t1")
+    found = {i.key: i.value for i in tables.store.search(("memories", TENANT, "episodes"))}
+    assert len(found) == 3
+    assert found["reflection"]["text"] == "Avoid restarting the router. Do updating the firmware."

@@ -40,6 +40,7 @@ def test_the_rule() -> None:
     assert Trigger(idle_seconds=30).wait(1, 1, 10) == 20.0
     assert Trigger(messages=10, idle_seconds=30).wait(1, 1, 31) == 0.0
     assert Trigger(messages=2, idle_seconds=30).wait(2, 1, 0) == 0.0
+    assert Trigger(messages=10, tokens=50).wait(1, 50, 0) == 0.0
 
 
 def test_after_n_messages_several_turns_fold_into_one_run(timed: tuple[Tables, FakeClock]) -> None:
@@ -88,5 +89,18 @@ def test_the_window_per_call_is_capped(timed: tuple[Tables, FakeClock]) -> None:
         tables.say("t1", fact)
     (run,) = tables.extractor.run(TENANT, "t1").runs
     assert run.model_calls == 3 and len(run.written) == 5  # 10 messages, 4 per call
+    (status,) = tables.extractor.status(TENANT, "t1")
+    assert status.lag_messages == 0 and status.checkpoint_id == status.newest_checkpoint_id
+
+
+def test_a_message_over_the_token_cap_is_a_window_of_its_own(
+    timed: tuple[Tables, FakeClock],
+) -> None:
+    tables, _ = timed
+    only_adds = Consolidation(mode="add_each")
+    configured(tables, Trigger(), limits=Limits(max_window_tokens=1), consolidation=only_adds)
+    tables.say("t1", "I prefer tea.")
+    (run,) = tables.extractor.run(TENANT, "t1").runs
+    assert run.model_calls == 2 and tables.facts() == ["User prefers tea"]  # 2 messages
     (status,) = tables.extractor.status(TENANT, "t1")
     assert status.lag_messages == 0 and status.checkpoint_id == status.newest_checkpoint_id

@@ -319,3 +319,17 @@ def test_a_stream_batch_of_12_threads_goes_out_in_sqs_batches_and_a_refused_entr
     drain_queue(flow.queue_url, flow.worker.handle, client=flow.sqs)
     for user in users:
         assert flow.tables.facts(("memories", TENANT, user, "facts")) == ["User prefers green tea"]
+
+
+def test_a_failed_runs_folded_requests_are_delivered_again_too(flow: Pipeline) -> None:
+    """Two requests for one thread in a batch fold into one run; when it fails, both are
+    failures SQS delivers again, neither is acknowledged."""
+    tables = flow.tables
+    saver, _ = saver_failing("ProvisionedThroughputExceededException", queries=2)
+    throttled = pipeline(tables, Extractor(tables.store, saver))
+    checkpoint = tables.say("t1", "I prefer green tea.")
+    body = ExtractionRequest(TENANT, "t1", checkpoint).body()
+    records = [{"messageId": m, "body": body} for m in ("first", "again")]
+    outcomes = throttled.worker.process_batch(records)
+    assert sorted(outcomes) == ["again", "first"]
+    assert all(isinstance(o, Exception) for o in outcomes.values()), outcomes
