@@ -361,3 +361,13 @@ def test_forget_sticks_for_a_strategy_removed_then_configured_again(tables: Tabl
     tables.extractor.set_config(facts_config())
     tables.extractor.replay(TENANT, "t1")
     assert tables.facts() == []
+
+
+def test_forgetting_a_thread_of_a_purged_tenant_creates_no_row(tables: Tables) -> None:
+    """A forget of a thread with no checkpoint left (purged, removed) creates no cursor."""
+    tables.say("t1", "My dog is Rex.")
+    tables.extractor.run(TENANT, "t1")
+    sources = tables.saver.for_tenant(TENANT).erasure_sources()
+    assert tables.store.purge(("memories", TENANT), sources=sources).rows_left == 0
+    tables.extractor.forget_thread(TENANT, "t1")
+    assert tables.extractor.status(TENANT) == []

@@ -323,6 +323,12 @@ class Cursors:
             ExpressionAttributeValues=dynamo.serialize(values),
         )
 
+    def remove(self, keys: list[dict[str, str]]) -> None:
+        """Delete cursors, whoever holds them (their thread is gone)."""
+        dynamo.batch_write(
+            self._client, self._table, [{"DeleteRequest": {"Key": key}} for key in keys]
+        )
+
     def read(self, cursor: Cursor) -> Cursor | None:
         """The cursor as it is now (None: deleted)."""
         answer = self._client.get_item(

@@ -449,7 +449,8 @@ class Extractor:
         """Forget what one thread taught, for good: every strategy's cursor moves to the
         thread's last message (taken from any run holding it, which then undoes its
         share), so the messages it has now are never extracted again, by a late request,
-        the next turn or a replay; only messages added afterwards form memories. Then the
+        the next turn or a replay; only messages added afterwards form memories (a thread
+        with no checkpoint left loses its cursors instead, creating none). Then the
         thread is removed as a source of the memories its ledger names: those no other
         conversation stated are deleted, versions it wrote rolled back, chains settled;
         then its ledger goes. Returns how many memories were deleted."""
@@ -457,11 +458,14 @@ class Extractor:
         state = read_thread(self.saver, tenant, thread_id, channel=config.messages_channel)
         checkpoint = state.checkpoint_id if state is not None else None
         last = state.messages[-1].message_id if state is not None and state.messages else None
-        names = [s.name for s in config.strategies]
-        names += [c.strategy for c in self._cursors.of_tenant(tenant, thread_id)]
-        now = clock.now()
-        for name in dict.fromkeys(names):
-            self._cursors.forget(tenant, thread_id, name, checkpoint, last, now)
+        held = list(self._cursors.of_tenant(tenant, thread_id))
+        if state is None:  # no message left to keep from extraction: no cursor either
+            self._cursors.remove([c.key for c in held])
+        else:
+            names = [s.name for s in config.strategies] + [c.strategy for c in held]
+            now = clock.now()
+            for name in dict.fromkeys(names):
+                self._cursors.forget(tenant, thread_id, name, checkpoint, last, now)
         rows = list(self._ledger.memories(tenant, thread_id))
         deleted = forget(self.store, thread_id, [memory for _, memory in rows])
         self._ledger.forget([key for key, _ in rows])
