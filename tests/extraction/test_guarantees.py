@@ -371,3 +371,16 @@ def test_forgetting_a_thread_of_a_purged_tenant_creates_no_row(tables: Tables) -
     assert tables.store.purge(("memories", TENANT), sources=sources).rows_left == 0
     tables.extractor.forget_thread(TENANT, "t1")
     assert tables.extractor.status(TENANT) == []
+
+
+def test_a_text_revised_in_place_and_then_said_again_is_current_again(tables: Tables) -> None:
+    """Oslo, then "Oslo east" (an update of the same memory), then Oslo again: the memory
+    keyed by Oslo's text holds what was said last."""
+    for thread, text in (
+        ("t1", "My city is Oslo."),
+        ("t2", "My city is Oslo east."),
+        ("t3", "My city is Oslo."),
+    ):
+        tables.say(thread, text)
+        tables.extractor.run(TENANT, thread)
+    assert current(tables) == ["User's city is Oslo"]

@@ -614,10 +614,12 @@ def scenarios(test: Any) -> Any:
     return test
 
 
-# The default suite's size: the scenarios, then 12 random programs of up to 10 operations,
-# not shrunk (as test_exactly_once's small size); about 35 s on one core.
+# The default suite's size: the scenarios, then 12 programs of up to 10 operations, the
+# same on every run (derandomized: the suite never turns red by chance), not shrunk;
+# about 35 s on one core. The hardening size draws afresh.
 @settings(
     max_examples=12,
+    derandomize=True,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     phases=[Phase.explicit, Phase.reuse, Phase.generate],

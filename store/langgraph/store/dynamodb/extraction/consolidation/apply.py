@@ -127,7 +127,8 @@ def _sourced(step: Step) -> Change:
 
 def _added(step: Step) -> Change:
     """A new memory (current; superseding `step.target`, which settling orders), or one
-    more source of the memory already at the key."""
+    more source of the memory already at the key; when that memory was revised in place
+    since and the step says its text again, later, the text said last wins."""
 
     def change(old: Value | None) -> Value | None:
         if old is None:
@@ -135,6 +136,8 @@ def _added(step: Step) -> Change:
             if step.target is not None:
                 new[SUPERSEDES] = step.target
             return _with_source(new, step)
+        if content_of(old) != content_of(step.value) and step.said_at > said_at(old):
+            return _updated(step)(old)  # revised in place since, and now said again
         return _with_source(old, step)
 
     return change

@@ -230,6 +230,9 @@ class Extractor:
         thread."""
         config = self._tenant_config(tenant)
         names = _names(config, strategies)
+        if read_thread(self.saver, tenant, thread_id, channel=config.messages_channel) is None:
+            gone = "the thread has no checkpoint: nothing to replay"
+            return RunReport(tenant, thread_id, tuple(StrategyRun(n, skipped=gone) for n in names))
         message_id = None
         if after_checkpoint is not None:
             state = read_thread(self.saver, tenant, thread_id, after_checkpoint)
