@@ -9,7 +9,7 @@ undoes what it wrote, so an extraction racing a purge leaves nothing behind."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
@@ -197,18 +197,18 @@ class Cursors:
             "#ran = :ran",
             "#lag = :lag",
         ]
-        removes = []
-        for name, attribute, value in (
-            ("#checkpoint", CURSOR_CHECKPOINT, checkpoint_id),
-            ("#message", CURSOR_MESSAGE, message_id),
-            ("#error", LAST_ERROR, error),
-        ):
-            names[name] = attribute
-            if value is None:
-                removes.append(name)
-            else:
-                sets.append(f"{name} = :{name[1:]}")
-                values[f":{name[1:]}"] = value
+        removes: list[str] = []
+        _set_or_remove(
+            (
+                ("#checkpoint", CURSOR_CHECKPOINT, checkpoint_id),
+                ("#message", CURSOR_MESSAGE, message_id),
+                ("#error", LAST_ERROR, error),
+            ),
+            names,
+            values,
+            sets,
+            removes,
+        )
         names["#pending"] = CURSOR_PENDING
         removes.append("#pending")
         expression = "SET " + ", ".join(sets) + " REMOVE " + ", ".join(removes)
@@ -304,17 +304,17 @@ class Cursors:
             "#strategy = :strategy",
         ]
         removes = ["#owner", "#until", "#pending", "#error"]
-        for name, attribute, value in (
-            ("#checkpoint", CURSOR_CHECKPOINT, checkpoint_id),
-            ("#message", CURSOR_MESSAGE, message_id),
-            ("#forgotten", CURSOR_FORGOTTEN, message_id),
-        ):
-            names[name] = attribute
-            if value is None:
-                removes.append(name)
-            else:
-                sets.append(f"{name} = :{name[1:]}")
-                values[f":{name[1:]}"] = value
+        _set_or_remove(
+            (
+                ("#checkpoint", CURSOR_CHECKPOINT, checkpoint_id),
+                ("#message", CURSOR_MESSAGE, message_id),
+                ("#forgotten", CURSOR_FORGOTTEN, message_id),
+            ),
+            names,
+            values,
+            sets,
+            removes,
+        )
         self._client.update_item(
             TableName=self._table,
             Key=dynamo.serialize(cursor_key(tenant, thread_id, strategy)),
@@ -409,6 +409,24 @@ class Cursors:
                 dynamo.deserialize(found),
             ) from None
         return dynamo.deserialize(answer["Attributes"])
+
+
+def _set_or_remove(
+    fields: Iterable[tuple[str, str, Any]],
+    names: dict[str, str],
+    values: dict[str, Any],
+    sets: list[str],
+    removes: list[str],
+) -> None:
+    """Add each `(placeholder, attribute, value)` to an update: set to `value`, or
+    removed when it is None."""
+    for name, attribute, value in fields:
+        names[name] = attribute
+        if value is None:
+            removes.append(name)
+        else:
+            sets.append(f"{name} = :{name[1:]}")
+            values[f":{name[1:]}"] = value
 
 
 def _decimal(seconds: float) -> Decimal:
