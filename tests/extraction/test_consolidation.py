@@ -97,9 +97,10 @@ def test_an_update_decided_on_a_stale_version_is_redone_on_a_fresh_read(tables: 
         assert state is not None
         transcript = Transcript(TENANT, thread, state.messages, VALUES)
         candidates = extract(strategy, transcript, model).candidates
-        decided.append(consolidator.decide(candidates, NAMESPACE, strategy, tables.store, model))
-    for decisions in decided:  # both read the first version before either wrote
-        apply(tables.store, plan(decisions, NAMESPACE, lambda _: [0.0, 0.0]))
+        decisions = consolidator.decide(candidates, NAMESPACE, strategy, tables.store, model)
+        decided.append((decisions, [state.written_at, 0.0]))
+    for decisions, at in decided:  # both read the first version before either wrote
+        apply(tables.store, plan(decisions, NAMESPACE, lambda _, at=at: at))
     value = memories(tables)[key]
     texts = [r["content"]["text"] for r in value["revisions"]] + [value["text"]]  # type: ignore[attr-defined]
     assert texts == [
@@ -172,7 +173,7 @@ def test_an_update_applied_again_after_a_newer_one_changes_nothing(tables: Table
         decisions = NearestConsolidator().decide(
             candidates.candidates, NAMESPACE, strategy, tables.store, model
         )
-        steps.append(plan(decisions, NAMESPACE, lambda _: [0.0, 0.0]))
+        steps.append(plan(decisions, NAMESPACE, lambda _, at=state.written_at: [at, 0.0]))
         apply(tables.store, steps[-1])
     before = memories(tables)
     (value,) = before.values()

@@ -230,6 +230,22 @@ def test_an_older_conversation_processed_late_does_not_overturn_a_newer_one(
     assert current(tables) == ["User's city is Bergen"]
 
 
+def test_an_older_update_in_place_processed_late_does_not_overturn_a_newer_fact(
+    tables: Tables,
+) -> None:
+    """The model check's program: "Oslo" (t1), "Oslo east" (t2), then "Oslo" again in t1;
+    t1 runs first, then t2's older "Oslo east", which extends Oslo (an update in place),
+    used to replace the newer text. It is history instead: forgetting t1 brings it back."""
+    tables.say("t1", "My city is Oslo.")
+    tables.say("t2", "My city is Oslo east.")
+    tables.say("t1", "My city is Oslo.")
+    tables.extractor.run(TENANT, "t1")
+    tables.extractor.run(TENANT, "t2")
+    assert current(tables) == ["User's city is Oslo"]
+    tables.extractor.forget_thread(TENANT, "t1")
+    assert current(tables) == ["User's city is Oslo east"]
+
+
 def test_the_same_fact_from_threads_running_at_once_is_one_memory(tables: Tables) -> None:
     """Issue 40, 7: three threads of one user stating one fact in one worker batch ran
     at once, and each added it."""

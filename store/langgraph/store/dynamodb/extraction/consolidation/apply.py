@@ -160,18 +160,29 @@ def _updated(step: Step) -> Change:
             return _with_source(old, step)
         if step.own is not None and covered <= ids:  # read again whole (a replay): rebuilt
             return _with_source(_replaced(old, step.own), step)
+        if step.said_at < said_at(old):  # older than what it says now: history, not news
+            older = {CONTENT: content_of(step.value), PROVENANCE: step.provenance}
+            return _with_source({**old, REVISIONS: _history(old, older, step.said_at)}, step)
         former = {CONTENT: content_of(old), PROVENANCE: old[PROVENANCE]}
-        revisions = [*old.get(REVISIONS, []), former]
+        revisions = _history(old, former, said_at(old))
         kept = {k: old[k] for k in LINKS if k in old}
         new = {
             **step.value,
             **kept,
             SOURCES: sources_of(old),
-            REVISIONS: revisions[-MAX_REVISIONS:],
+            REVISIONS: revisions,
         }
         return _with_source(new, step)
 
     return change
+
+
+def _history(old: Value, version: Value, at: SaidAt) -> list[Value]:
+    """`old`'s revisions with `version` (said at `at`) in its place by time, oldest first
+    (a revision written before times were kept counts as oldest), the newest kept."""
+    revisions = [*old.get(REVISIONS, []), {**version, SAID_AT: at}]
+    revisions.sort(key=lambda r: [float(x) for x in r.get(SAID_AT, NEVER)])
+    return revisions[-MAX_REVISIONS:]
 
 
 def _replaced(old: Value, content: Value) -> Value:
