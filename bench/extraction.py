@@ -33,20 +33,41 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import threading
 import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import boto3
+from botocore.client import BaseClient
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.extraction import ExtractionConfig, Extractor, SemanticFacts, Trigger
 from langgraph.store.dynamodb.extraction.worker.queue_worker import ExtractionWorker
+from langgraph.store.dynamodb.handlers.extraction_queue import ExtractionRequest, message
 from langgraph.store.dynamodb.stream.consumer import EXTRACTION_PATTERNS, StreamConsumer
+from langgraph.store.dynamodb.table.schema import (
+    CURSOR,
+    DAY,
+    EXTRACTION_CONFIG,
+    EXTRACTION_KIND,
+    GROUPS_PK,
+    ITEM_PREFIX,
+    LEDGER,
+    LEDGER_INDEX,
+    META_PK,
+    PK,
+    REGISTRY_PREFIX,
+    SK,
+    THREAD_KIND,
+)
 from langgraph.store.dynamodb.table.usage import CONVERSE, UsageRecord
 from langgraph.store.dynamodb.testing import (
     EmulatorSettings,
@@ -138,6 +159,99 @@ def fact(n: int) -> tuple[str, str]:
     return f"My favourite number is {n}.", f"User's favourite number is {n}"
 
 
+# What a request is for, by the rows it touches (a transaction: every purpose of its rows).
+LEASE_ATTRIBUTES = ("#owner", "#until")
+
+
+def purpose(operation: str, params: dict[str, Any], embedding: bool) -> str:
+    """What one request of the extraction is for: the rows it names say it."""
+    if embedding:
+        return "embedding (the stream consumer)"
+    if operation == "Query":
+        (pk,) = [v["S"] for k, v in params["ExpressionAttributeValues"].items() if k == ":pk"]
+        return "thread (read)" if pk.startswith(THREAD_KIND) else "decisions (nearest memories)"
+    if operation == "SearchVectors":
+        return "decisions (nearest memories)"
+    keys: list[dict[str, Any]] = []
+    for entry in params.get("TransactItems", []):
+        for body in entry.values():
+            keys.append(body.get("Key") or body.get("Item"))
+    for spec in params.get("RequestItems", {}).values():
+        keys += spec["Keys"] if isinstance(spec, dict) else []
+    keys += [params[k] for k in ("Key", "Item") if k in params]
+    kinds = [_row_purpose(key, params.get("UpdateExpression", "")) for key in keys]
+    return " + ".join(dict.fromkeys(kinds)) or operation
+
+
+def _row_purpose(key: dict[str, Any], update: str) -> str:
+    pk, sk = key[PK]["S"], key[SK]["S"]
+    if pk == META_PK:
+        return "config" if sk.startswith(EXTRACTION_CONFIG) else "model pin"
+    if pk.startswith(REGISTRY_PREFIX) or pk == GROUPS_PK:
+        return "namespace registry"
+    if pk.startswith(EXTRACTION_KIND):
+        if sk.startswith(CURSOR):
+            lease_only = update and all(
+                a in LEASE_ATTRIBUTES for a in update.replace(",", " ").split() if a[0] == "#"
+            )
+            return "lease" if lease_only else "cursor"
+        if sk.startswith(DAY):
+            return "usage (token budget)"
+        if sk.startswith((LEDGER, LEDGER_INDEX)):
+            return "ledger"
+    if sk.startswith(ITEM_PREFIX):
+        return "memory"
+    return f"{pk[:3]}..{sk[:2]}"
+
+
+@dataclass
+class Purposes:
+    """Requests and write units of the extraction by purpose (`purpose`), counted around
+    the meter's own accounting (one request at a time, so each request's units are its
+    own)."""
+
+    meter: Meter
+    requests: Counter[str] = field(default_factory=Counter)
+    write_units: Counter[str] = field(default_factory=Counter)
+    _one: threading.RLock = field(default_factory=threading.RLock)
+    _embedding: bool = False  # inside the consumer (drained alone: any thread's request)
+
+    @contextmanager
+    def counting(self) -> Iterator[None]:
+        original = BaseClient._make_api_call
+        purposes = self
+
+        def call(client: BaseClient, operation: str, params: dict[str, Any]) -> Any:
+            if client.meta.service_model.service_name != "dynamodb":
+                return original(client, operation, params)
+            with purposes._one:
+                before = purposes.meter.usage.write_units
+                try:
+                    return original(client, operation, params)
+                finally:
+                    what = purpose(operation, params, purposes._embedding)
+                    purposes.requests[what] += 1
+                    purposes.write_units[what] += purposes.meter.usage.write_units - before
+
+        BaseClient._make_api_call = call  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            BaseClient._make_api_call = original  # type: ignore[method-assign]
+
+    def embedding(self, handle: Callable[..., Any]) -> Callable[..., Any]:
+        """`handle` (the stream consumer's) with its requests counted as embedding."""
+
+        def handled(*args: Any, **kwargs: Any) -> Any:
+            self._embedding = True
+            try:
+                return handle(*args, **kwargs)
+            finally:
+                self._embedding = False
+
+        return handled
+
+
 @dataclass(frozen=True)
 class Costs:
     memories: int
@@ -150,23 +264,40 @@ class Costs:
     write_units: float
     read_units: float
     calls: dict[str, int]
+    requests_by_purpose: dict[str, int]
+    write_units_by_purpose: dict[str, float]
+    idle_triggers: int
+    idle_requests: int
+    idle_by_purpose: dict[str, int]
 
 
 def costs(meter: Meter, threads: int) -> Costs:
     """One turn on each of `threads` threads, then the extraction alone, metered."""
     r = rig()
     drain_stream(TABLE, r.consumer.handle, filter_patterns=EXTRACTION_PATTERNS)
-    for n in range(threads):
-        r.turn(f"c{n}", fact(n)[0])
+    checkpoints = [r.turn(f"c{n}", fact(n)[0]) for n in range(threads)]
     r.usage.clear()
     meter.usage = Usage()
-    drain_stream(TABLE, r.consumer.handle, filter_patterns=EXTRACTION_PATTERNS)
-    drain_queue(r.queue_url, r.worker.handle)
-    drain_stream(TABLE, r.consumer.handle, filter_patterns=EXTRACTION_PATTERNS)
+    purposes = Purposes(meter)
+    consume = purposes.embedding(r.consumer.handle)
+    with purposes.counting():
+        drain_stream(TABLE, consume, filter_patterns=EXTRACTION_PATTERNS)
+        drain_queue(r.queue_url, r.worker.handle)
+        drain_stream(TABLE, consume, filter_patterns=EXTRACTION_PATTERNS)
     usage, meter.usage = meter.usage, Usage()
+    # A trigger that finds nothing new: each thread's request delivered again.
+    sqs = boto3.client("sqs", region_name=REGION)
+    for n, checkpoint in enumerate(checkpoints):
+        sqs.send_message(
+            QueueUrl=r.queue_url, **message(ExtractionRequest(TENANT, f"c{n}", checkpoint))
+        )
+    idle = Purposes(meter)
+    with idle.counting():
+        drain_queue(r.queue_url, r.worker.handle)
+    meter.usage = Usage()
     memories = sum(r.searchable(f"c{n}", fact(n)[1]) for n in range(threads))
     conversed = [u for u in r.usage if u.operation == CONVERSE]
-    sqs_ops = set(boto3.client("sqs", region_name=REGION).meta.service_model.operation_names)
+    sqs_ops = set(sqs.meta.service_model.operation_names)
     sqs = sum(n for op, n in usage.calls.items() if op in sqs_ops)
     return Costs(
         memories=memories,
@@ -179,6 +310,11 @@ def costs(meter: Meter, threads: int) -> Costs:
         write_units=usage.write_units,
         read_units=usage.read_units,
         calls=dict(usage.calls),
+        requests_by_purpose=dict(purposes.requests),
+        write_units_by_purpose=dict(purposes.write_units),
+        idle_triggers=threads,
+        idle_requests=sum(idle.requests.values()),
+        idle_by_purpose=dict(idle.requests),
     )
 
 
@@ -276,6 +412,25 @@ def report(
             f"{searchable:.1f} s | {args.threads / searchable:.1f} memories/s |",
             "",
             f"Calls of the extraction of {c.memories} memories, by operation: {calls}.",
+            "",
+            "DynamoDB requests and write units per memory, by purpose (what the rows a "
+            "request names are for; a transaction counts once, under all its purposes):",
+            "",
+            "| purpose | requests per memory | write units per memory |",
+            "|---|---:|---:|",
+            *(
+                f"| {what} | {n / per:.2f} | {c.write_units_by_purpose.get(what, 0) / per:.2f} |"
+                for what, n in sorted(c.requests_by_purpose.items(), key=lambda kv: -kv[1])
+            ),
+            "",
+            f"A trigger that finds nothing new (each thread's request delivered again, "
+            f"{c.idle_triggers} triggers): "
+            f"{c.idle_requests / max(c.idle_triggers, 1):.2f} DynamoDB requests each ("
+            + ", ".join(
+                f"{what} {n / max(c.idle_triggers, 1):.2f}"
+                for what, n in sorted(c.idle_by_purpose.items(), key=lambda kv: -kv[1])
+            )
+            + ").",
             "",
             "Turn-to-searchable waits (s): " + ", ".join(f"{w:.2f}" for w in waits),
             "",
