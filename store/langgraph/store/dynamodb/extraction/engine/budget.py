@@ -43,22 +43,29 @@ class Budget:
         )
         return int(dynamo.deserialize(answer.get("Item", {})).get(TOKENS_USED, 0))
 
+    def count(self, tenant: str, tokens: int, now: float) -> dict[str, Any]:
+        """The TransactWriteItems action adding `tokens` to the tenant's count of today
+        (it goes with a transaction that checks the cursor: `spend`, or the window's
+        record)."""
+        expires = datetime.fromtimestamp(now, UTC) + KEEP
+        return {
+            "Update": {
+                "TableName": self._table,
+                "Key": dynamo.serialize(day_key(tenant, day_of(now))),
+                "UpdateExpression": "ADD #used :tokens SET #expires = :expires",
+                "ExpressionAttributeNames": {"#used": TOKENS_USED, "#expires": EXPIRES_AT},
+                "ExpressionAttributeValues": dynamo.serialize(
+                    {":tokens": tokens, ":expires": int(expires.timestamp())}
+                ),
+            }
+        }
+
     def spend(self, cursor: Cursor, tokens: int, now: float) -> None:
         """Add `tokens` to the cursor's tenant's count of today while the cursor exists,
         whoever holds it: tokens a run spent count even when its lease lapsed, and a run
         racing a purge recreates no count."""
         if tokens <= 0:
             return
-        expires = datetime.fromtimestamp(now, UTC) + KEEP
-        update = {
-            "TableName": self._table,
-            "Key": dynamo.serialize(day_key(cursor.tenant, day_of(now))),
-            "UpdateExpression": "ADD #used :tokens SET #expires = :expires",
-            "ExpressionAttributeNames": {"#used": TOKENS_USED, "#expires": EXPIRES_AT},
-            "ExpressionAttributeValues": dynamo.serialize(
-                {":tokens": tokens, ":expires": int(expires.timestamp())}
-            ),
-        }
         exists = {
             "ConditionCheck": {
                 "TableName": self._table,
@@ -68,4 +75,4 @@ class Budget:
             }
         }
         with contextlib.suppress(CursorGoneError):
-            transact(self._client, cursor, [exists, {"Update": update}])
+            transact(self._client, cursor, [exists, self.count(cursor.tenant, tokens, now)])

@@ -172,10 +172,12 @@ class Cursors:
         lag: int,
         error: str | None,
         now: float,
+        release: bool = False,
     ) -> Cursor:
         """Move the cursor on from what `cursor` read, record the run (and its error, or
-        clear the last one), keep the lease. `LeaseLostError` when another runner holds or
-        moved it; `CursorGoneError` when it was deleted."""
+        clear the last one), keep the lease or, with `release`, end it in the same write.
+        `LeaseLostError` when another runner holds or moved it; `CursorGoneError` when it
+        was deleted."""
         names = {
             "#owner": LEASE_OWNER,
             "#advances": CURSOR_ADVANCES,
@@ -211,6 +213,9 @@ class Cursors:
         )
         names["#pending"] = CURSOR_PENDING
         removes.append("#pending")
+        if release:
+            names["#until"] = LEASE_UNTIL
+            removes += ["#owner", "#until"]
         expression = "SET " + ", ".join(sets) + " REMOVE " + ", ".join(removes)
         if cursor.advances:
             condition = "#owner = :owner AND #advances = :read"
@@ -223,7 +228,7 @@ class Cursors:
             # The same advance, applied once already (a retry after a lost answer)?
             row = lost.row
             applied = (
-                row.get(LEASE_OWNER) == owner
+                row.get(LEASE_OWNER) == (None if release else owner)
                 and int(row.get(CURSOR_ADVANCES, 0)) == cursor.advances + 1
                 and row.get(CURSOR_CHECKPOINT) == checkpoint_id
                 and row.get(CURSOR_MESSAGE) == message_id
@@ -336,6 +341,17 @@ class Cursors:
         )
         found = answer.get("Item")
         return _cursor(cursor.tenant, dynamo.deserialize(found)) if found else None
+
+    def read_many(self, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], Cursor]:
+        """The cursors that exist among `(tenant, thread, strategy)`, read at once."""
+        wanted = {(t, th, s): cursor_key(t, th, s) for t, th, s in keys}
+        by_key = {(k[PK], k[SK]): w for w, k in wanted.items()}
+        rows = dynamo.batch_get(self._client, self._table, wanted.values(), consistent=True)
+        found = {}
+        for row in rows:
+            tenant, thread_id, strategy = by_key[(row[PK], row[SK])]
+            found[(tenant, thread_id, strategy)] = _cursor(tenant, row)
+        return found
 
     def release(self, cursor: Cursor, owner: str) -> None:
         """End `owner`'s lease (nothing when it already lapsed or the cursor is gone)."""

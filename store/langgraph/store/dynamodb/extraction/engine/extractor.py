@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from botocore.exceptions import ClientError
 from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.base import PutOp
@@ -130,6 +131,19 @@ class RunReport:
         return min(waits) if waits else None
 
 
+Settings = tuple[ExtractionConfig, TenantOverride | None]
+
+
+@dataclass(frozen=True)
+class BatchPlan:
+    """One read for a batch of requests (`Extractor.plan_batch`): each tenant's settings,
+    which its runs use instead of reading them again, and the threads every strategy's
+    cursor has processed through the request's checkpoint (nothing to run)."""
+
+    settings: dict[str, Settings]
+    caught_up: frozenset[tuple[str, str]]
+
+
 class Extractor:
     """Forms memories from the threads `saver` keeps, into `store` (the same table).
 
@@ -208,11 +222,47 @@ class Extractor:
 
     # Running
 
-    def run(self, tenant: str, thread_id: str) -> RunReport:
+    def run(self, tenant: str, thread_id: str, *, plan: BatchPlan | None = None) -> RunReport:
         """Extract the thread's new messages for every strategy whose trigger is due,
         under each strategy's cursor lease; raises `ExtractionError` when it fails
-        (`transient`: whether a later run may succeed)."""
-        return self._run(tenant, thread_id, only=None, force=False)
+        (`transient`: whether a later run may succeed). With `plan`, the tenant's settings
+        are the plan's."""
+        settings = plan.settings.get(tenant) if plan is not None else None
+        return self._run(tenant, thread_id, only=None, force=False, settings=settings)
+
+    def plan_batch(self, requests: Sequence[tuple[str, str, str]]) -> BatchPlan:
+        """Read, for `(tenant, thread, checkpoint)` requests, the settings of their tenants
+        (one request) and the cursors of their strategies (one more): a thread whose every
+        cursor is through its request's checkpoint, with no window pending, has nothing
+        new (a duplicate or late delivery), so its run needs no lease nor thread read."""
+        tenants = list(dict.fromkeys(_tenant(tenant) for tenant, _, _ in requests))
+        config, overrides = self._settings.load_many(tenants)
+        wanted: dict[tuple[str, str], tuple[str, list[str]]] = {}
+        for tenant, thread_id, checkpoint in requests:
+            override = overrides[tenant]
+            if override is None or override.enabled:
+                names = [s.name for s in config.with_override(override).strategies]
+                wanted[(tenant, thread_id)] = (checkpoint, names)
+        cursors = self._cursors.read_many(
+            (tenant, thread_id, name)
+            for (tenant, thread_id), (_, names) in wanted.items()
+            for name in names
+        )
+
+        def through(tenant: str, thread_id: str, name: str, checkpoint: str) -> bool:
+            cursor = cursors.get((tenant, thread_id, name))
+            return (
+                cursor is not None
+                and cursor.pending is None
+                and (cursor.checkpoint_id or "") >= checkpoint
+            )
+
+        caught_up = frozenset(
+            thread
+            for thread, (checkpoint, names) in wanted.items()
+            if names and all(through(*thread, name, checkpoint) for name in names)
+        )
+        return BatchPlan({t: (config, overrides[t]) for t in tenants}, caught_up)
 
     def replay(
         self,
@@ -276,10 +326,16 @@ class Extractor:
         return self._run(tenant, thread_id, only=names, force=True)
 
     def _run(
-        self, tenant: str, thread_id: str, *, only: Sequence[str] | None, force: bool
+        self,
+        tenant: str,
+        thread_id: str,
+        *,
+        only: Sequence[str] | None,
+        force: bool,
+        settings: Settings | None = None,
     ) -> RunReport:
         try:
-            config, override = self._settings.load(_tenant(tenant))
+            config, override = settings or self._settings.load(_tenant(tenant))
         except ExtractionConfigError:
             raise
         except Exception as error:
@@ -296,6 +352,7 @@ class Extractor:
         strategies = [s for s in config.strategies if only is None or s.name in only]
         owner = uuid.uuid4().hex
         held: dict[str, Cursor] = {}
+        active: list[_Run] = []
         runs: dict[str, StrategyRun] = {}
         state: ThreadState | None = None
         try:
@@ -318,6 +375,7 @@ class Extractor:
             for strategy in strategies:
                 if strategy.name in held:
                     run = _Run(self, config, strategy, held[strategy.name], owner, state)
+                    active.append(run)
                     runs[strategy.name] = self._run_strategy(run, force)
         except ExtractionError:
             raise
@@ -326,9 +384,11 @@ class Extractor:
             reason = f"{type(error).__name__}: {error}"
             raise ExtractionError(tenant, thread_id, checkpoint, reason) from error
         finally:
-            for cursor in held.values():
-                with contextlib.suppress(Exception):
-                    self._cursors.release(cursor, owner)
+            released = {run.strategy.name for run in active if run.released}
+            for name, cursor in held.items():
+                if name not in released:
+                    with contextlib.suppress(Exception):
+                        self._cursors.release(cursor, owner)
         return RunReport(tenant, thread_id, tuple(runs[s.name] for s in strategies))
 
     def _run_strategy(self, run: _Run, force: bool) -> StrategyRun:
@@ -505,6 +565,10 @@ class _Run:
         # the keys it wrote (its report: a no-op's source adds no memory).
         self.written: list[Memory] = []
         self.formed: list[str] = []
+        # Whether the last advance ended the lease (the run's last write).
+        self.released = False
+        # Tokens the model spent that the tenant's budget does not count yet.
+        self.unspent = 0
         self.calls = self.input_tokens = self.output_tokens = self.unchanged = 0
 
     def go(self, force: bool) -> StrategyRun:
@@ -518,7 +582,7 @@ class _Run:
         tokens = sum(count_tokens(m) for m in pending)
         wait = self.strategy.trigger.wait(len(pending), tokens, clock.now() - state.written_at)
         if not pending and (cursor.checkpoint_id or "") < state.checkpoint_id:
-            self._advance(state.checkpoint_id, cursor.message_id, 0, 0, None)
+            self._advance(state.checkpoint_id, cursor.message_id, 0, 0, None, final=True)
         if not pending or (not force and wait != 0.0):
             reason = "nothing new" if not pending else "its trigger is not due yet"
             return self._report(skipped=reason, retry_after=None if not pending else wait)
@@ -528,7 +592,9 @@ class _Run:
             validate_op(PutOp(namespace, cursor.thread_id, None))
         except (KeyError, ValueError) as error:
             problem = f"namespace template {self.strategy.namespace}: {error!r} for this thread"
-            self._advance(cursor.checkpoint_id, cursor.message_id, 0, len(pending), problem)
+            self._advance(
+                cursor.checkpoint_id, cursor.message_id, 0, len(pending), problem, final=True
+            )
             return self._report(skipped=problem)
         limits = self.config.limits
         while pending:
@@ -541,7 +607,12 @@ class _Run:
                         f"is spent ({used} used); extraction resumes tomorrow (UTC)"
                     )
                     self._advance(
-                        self.cursor.checkpoint_id, self.cursor.message_id, 0, len(pending), spent
+                        self.cursor.checkpoint_id,
+                        self.cursor.message_id,
+                        0,
+                        len(pending),
+                        spent,
+                        final=True,
                     )
                     return self._report(skipped=spent, retry_after=seconds_to_next_day(now))
             window_ = window(pending, limits)
@@ -549,7 +620,9 @@ class _Run:
             steps, malformed = self._decide(window_, namespace, values)
             checkpoint = state.checkpoint_id if not rest else self.cursor.checkpoint_id
             last = window_[-1].message_id
-            self._apply(Window(tuple(steps), checkpoint, last, len(rest), malformed))
+            self._apply(
+                Window(tuple(steps), checkpoint, last, len(rest), malformed), final=not rest
+            )
             pending = rest
         return self._report()
 
@@ -557,7 +630,8 @@ class _Run:
         self, messages: Sequence[Message], namespace: tuple[str, ...], values: dict[str, str]
     ) -> tuple[list[Step], str | None]:
         """Extract one window and decide what its candidates do: the steps, stamped with
-        when each was said, and the problem if any. Tokens count even when it raises."""
+        when each was said, and the problem if any. Tokens count even when it raises (at
+        once); otherwise they go with the window's record (`_apply`)."""
         cursor = self.cursor
         transcript = Transcript(cursor.tenant, cursor.thread_id, tuple(messages), values)
         model = self.x.chat_model(self.config.model_for(self.strategy))
@@ -572,8 +646,11 @@ class _Run:
                     self.x.store,
                     model,
                 )
-            finally:
-                self._spend(tally)
+            except BaseException:
+                self._tally(tally)
+                self._spend()
+                raise
+        self._tally(tally)
         self.unchanged += sum(isinstance(d, NoOp) for d in decisions)
         return plan(decisions, namespace, self._said_at), problem
 
@@ -585,29 +662,65 @@ class _Run:
         found = [places[m] for m in candidate.provenance.message_ids if m in places]
         return [self.state.written_at, float(max(found, default=len(places)))]
 
-    def _apply(self, recorded: Window, *, recorded_already: bool = False) -> None:
+    def _apply(
+        self, recorded: Window, *, recorded_already: bool = False, final: bool = False
+    ) -> None:
         """Record the window on the cursor with its ledger rows (unless a crashed run
-        recorded it), apply its steps, and advance the cursor past it."""
+        recorded it), apply its steps, and advance the cursor past it (ending the lease
+        when it is the run's `final` window)."""
         memories = touched(recorded.steps)
         if memories and not recorded_already:
-            self.cursor = self.x._ledger.record(self.cursor, self.owner, memories, recorded.dumps())
+            self._record(memories, recorded)
+        else:
+            self._spend()
         self.written.extend(memories)
         self.formed += [s.key for s in recorded.steps if s.op != "noop" and s.key is not None]
         added = apply(self.x.store, recorded.steps)
         self._advance(
-            recorded.checkpoint_id, recorded.message_id, added, recorded.lag, recorded.problem
+            recorded.checkpoint_id,
+            recorded.message_id,
+            added,
+            recorded.lag,
+            recorded.problem,
+            final=final,
         )
 
-    def _spend(self, tally: Tally) -> None:
+    def _record(self, memories: Sequence[Memory], recorded: Window) -> None:
+        """Record the window and its ledger rows, its tokens in the same transaction; the
+        tokens alone when the record is refused (the lease lapsed, a conflict), since the
+        model spent them anyway."""
+        unspent, self.unspent = self.unspent, 0
+        also = [self.x._budget.count(self.cursor.tenant, unspent, clock.now())] if unspent else []
+        try:
+            self.cursor = self.x._ledger.record(
+                self.cursor, self.owner, memories, recorded.dumps(), also
+            )
+        except (LeaseLostError, ClientError) as error:
+            refused = (
+                isinstance(error, LeaseLostError)
+                or error.response.get("Error", {}).get("Code") == "TransactionCanceledException"
+            )
+            if refused:
+                self.unspent = unspent
+                self._spend()
+            raise
+
+    def _tally(self, tally: Tally) -> None:
+        """Count a model call's tokens for the report and the usage hook; the budget's
+        count of them waits for `_spend` or the window's record."""
         self.calls += tally.calls
         self.input_tokens += tally.input_tokens
         self.output_tokens += tally.output_tokens
-        tokens = tally.input_tokens + tally.output_tokens
         if tally.calls:
             self.x.store.usage.conversed(
                 (THREADS, self.cursor.tenant), tally.calls, tally.input_tokens, tally.output_tokens
             )
-            self.x._budget.spend(self.cursor, tokens, clock.now())
+            self.unspent += tally.input_tokens + tally.output_tokens
+
+    def _spend(self) -> None:
+        """Add the tokens not yet counted to the tenant's budget."""
+        unspent, self.unspent = self.unspent, 0
+        self.x._budget.spend(self.cursor, unspent, clock.now())
 
     def record(self, error: str) -> None:
         """Record `error` on the cursor without moving it."""
@@ -621,7 +734,10 @@ class _Run:
         memories: int,
         lag: int,
         error: str | None,
+        *,
+        final: bool = False,
     ) -> None:
+        """Move the cursor; a `final` advance is the run's last write and ends its lease."""
         self.cursor = self.x._cursors.advance(
             self.cursor,
             self.owner,
@@ -631,7 +747,9 @@ class _Run:
             lag=lag,
             error=error,
             now=clock.now(),
+            release=final,
         )
+        self.released = final
 
     def _report(self, skipped: str | None = None, retry_after: float | None = None) -> StrategyRun:
         return StrategyRun(

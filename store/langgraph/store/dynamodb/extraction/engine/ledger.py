@@ -26,8 +26,8 @@ from langgraph.store.dynamodb.table.keys import (
 from langgraph.store.dynamodb.table.schema import MEMORY_KEY, MEMORY_NAMESPACE, PK, SK
 
 # A TransactWriteItems holds at most 100 actions: the cursor's check or update, the ledger
-# index row and 98 ledger rows.
-PER_TRANSACTION = 98
+# index row, the day's token count and 97 ledger rows.
+PER_TRANSACTION = 97
 Memory = tuple[Namespace, str]
 
 
@@ -40,12 +40,17 @@ class Ledger:
         self._cursors = Cursors(client, table)
 
     def record(
-        self, cursor: Cursor, owner: str, memories: Sequence[Memory], pending: str
+        self,
+        cursor: Cursor,
+        owner: str,
+        memories: Sequence[Memory],
+        pending: str,
+        also: Sequence[Any] = (),
     ) -> Cursor:
         """Write the ledger rows of `memories` and record the window `pending` on the
         cursor, while `owner` holds it unmoved (`Cursors.stage`), each transaction with the
-        ledger index row; the cursor as recorded. Rows past one transaction's room go
-        first, under the lease."""
+        ledger index row, the last with the actions `also` (at most one); the cursor as
+        recorded. Rows past one transaction's room go first, under the lease."""
         index = {
             "Put": {
                 "TableName": self._table,
@@ -67,7 +72,7 @@ class Ledger:
             chunk = [index, *puts[:PER_TRANSACTION]]
             under_lease(self._client, self._table, cursor, owner, chunk)
             puts = puts[PER_TRANSACTION:]
-        return self._cursors.stage(cursor, owner, pending, [index, *puts])
+        return self._cursors.stage(cursor, owner, pending, [index, *puts, *also])
 
     def memories(self, tenant: str, thread_id: str) -> Iterator[tuple[dict[str, str], Memory]]:
         """Each ledger row's key and the memory it names."""

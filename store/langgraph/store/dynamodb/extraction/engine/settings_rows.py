@@ -4,6 +4,7 @@ as JSON, read together in one request."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from langgraph.store.dynamodb.extraction.engine.config import (
@@ -25,7 +26,15 @@ class SettingsRows:
 
     def load(self, tenant: str | None) -> tuple[ExtractionConfig, TenantOverride | None]:
         """The table's config (the default when none was saved) and `tenant`'s override."""
-        keys = [config_key(None)] + ([config_key(tenant)] if tenant is not None else [])
+        config, overrides = self.load_many([tenant] if tenant is not None else [])
+        return config, overrides.get(tenant) if tenant is not None else None
+
+    def load_many(
+        self, tenants: Sequence[str]
+    ) -> tuple[ExtractionConfig, dict[str, TenantOverride | None]]:
+        """The table's config and each tenant's override, in one request (up to 99
+        tenants)."""
+        keys = [config_key(None), *(config_key(t) for t in tenants)]
         rows = {
             row[SK]: json.loads(row[EXTRACTION_SETTINGS])
             for row in dynamo.batch_get(self._client, self._table, keys, consistent=True)
@@ -36,13 +45,13 @@ class SettingsRows:
             if table_data is None
             else parse(ExtractionConfig, table_data, "extraction config")
         )
-        override_data = rows.get(config_key(tenant)[SK]) if tenant is not None else None
-        override = (
-            None
-            if override_data is None
-            else parse(TenantOverride, override_data, f"tenant {tenant!r}")
-        )
-        return config, override
+        overrides: dict[str, TenantOverride | None] = {}
+        for tenant in tenants:
+            data = rows.get(config_key(tenant)[SK])
+            overrides[tenant] = (
+                None if data is None else parse(TenantOverride, data, f"tenant {tenant!r}")
+            )
+        return config, overrides
 
     def save(self, tenant: str | None, settings: ExtractionConfig | TenantOverride | None) -> None:
         """Write (or, for None, delete) the table's config or a tenant's override."""

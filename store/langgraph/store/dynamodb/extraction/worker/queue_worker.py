@@ -2,7 +2,10 @@
 which the stream consumer fills with one request per thread that has new checkpoints, and
 runs each thread's extraction (`Extractor.run`). `lambdas/extractor` holds only the handler.
 
-Per batch, each thread runs once (its requests fold into that run), threads concurrently.
+Per batch, each thread runs once (its requests fold into that run), threads concurrently;
+one read of the batch's settings and cursors (`Extractor.plan_batch`) serves every run, and
+a thread already processed through its request's checkpoint (a duplicate or late
+delivery) runs not at all.
 A run whose trigger is not due yet (the idle trigger), whose cursor another run holds, or
 whose tenant spent its daily budget asks to run again later (`RunReport.retry_after`): the
 request goes back on the queue delayed that long, at most 900 s a hop (the debounce). A
@@ -32,7 +35,7 @@ from aws_lambda_powertools.utilities.batch import EventType
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb.basestore.store import DynamoDBStore
 from langgraph.store.dynamodb.embedders.build import bedrock_embeddings
-from langgraph.store.dynamodb.extraction.engine.extractor import Extractor, RunReport
+from langgraph.store.dynamodb.extraction.engine.extractor import BatchPlan, Extractor, RunReport
 from langgraph.store.dynamodb.extraction.strategies.errors import ExtractionError
 from langgraph.store.dynamodb.handlers.batch import BatchHandler, Environment, flag
 from langgraph.store.dynamodb.handlers.extraction_queue import (
@@ -52,6 +55,7 @@ class Outcome(StrEnum):
     EXTRACTED = "extracted"  # the run is done: every due strategy caught up
     DEFERRED = "deferred"  # sent back to the queue, delayed until the run is due
     FOLDED = "folded"  # another request of the same thread in the batch ran for it
+    CAUGHT_UP = "caught-up"  # the thread was processed through it already: nothing ran
     DEAD_LETTERED = "dead-lettered"  # failed for good: on the dead-letter queue
 
 
@@ -104,9 +108,11 @@ class ExtractionWorker(BatchHandler, service="memory-extractor", event_type=Even
                 (message_id, request)
             )
         groups = list(threads.values())
+        requests = [group[-1][1] for group in groups]
+        plan = self._plan(requests)
         workers = max(1, min(CONCURRENCY, len(groups)))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(self._run, [group[-1][1] for group in groups]))
+            results = list(pool.map(lambda r: self._run(r, plan), requests))
         for group, result in zip(groups, results, strict=True):
             (first_id, _), *rest = group
             done[first_id] = result
@@ -115,11 +121,24 @@ class ExtractionWorker(BatchHandler, service="memory-extractor", event_type=Even
                 done[message_id] = _Done(folded)
         return done
 
-    def _run(self, request: ExtractionRequest) -> _Done:
+    def _plan(self, requests: list[ExtractionRequest]) -> BatchPlan | None:
+        """The batch's settings and caught-up threads, read once for all its runs (None
+        when that read fails: each run then reads its own, and reports its own error)."""
+        try:
+            return self.extractor.plan_batch(
+                [(r.tenant, r.thread_id, r.checkpoint_id) for r in requests]
+            )
+        except Exception:
+            self.logger.warning("Planning the batch failed; each thread reads its own")
+            return None
+
+    def _run(self, request: ExtractionRequest, plan: BatchPlan | None) -> _Done:
         """Run one thread: done, deferred, dead-lettered, or the error SQS retries it on."""
+        if plan is not None and (request.tenant, request.thread_id) in plan.caught_up:
+            return _Done(Outcome.CAUGHT_UP)
         try:
             with self.span("extract"):
-                report = self.extractor.run(request.tenant, request.thread_id)
+                report = self.extractor.run(request.tenant, request.thread_id, plan=plan)
         except ExtractionError as error:
             if error.transient:
                 return _Done(error)
@@ -174,6 +193,7 @@ class ExtractionWorker(BatchHandler, service="memory-extractor", event_type=Even
             "ThreadsExtracted": counts[Outcome.EXTRACTED],
             "ThreadsDeferred": counts[Outcome.DEFERRED],
             "RequestsFolded": counts[Outcome.FOLDED],
+            "RequestsCaughtUp": counts[Outcome.CAUGHT_UP],
             "DeadLettered": counts[Outcome.DEAD_LETTERED],
             "RequestsFailed": len(failed),
             "MemoriesWritten": sum(len(run.written) for run in runs),
