@@ -333,3 +333,49 @@ def test_a_failed_runs_folded_requests_are_delivered_again_too(flow: Pipeline) -
     outcomes = throttled.worker.process_batch(records)
     assert sorted(outcomes) == ["again", "first"]
     assert all(isinstance(o, Exception) for o in outcomes.values()), outcomes
+
+
+def dynamodb_requests(flow: Pipeline, action: Any) -> list[str]:
+    """The DynamoDB operations `action` sends through the store's client."""
+    sent: list[str] = []
+
+    def count(model: Any, **_: Any) -> None:
+        sent.append(model.name)
+
+    client = flow.tables.store.client
+    client.meta.events.register("before-call.dynamodb", count)
+    try:
+        action()
+    finally:
+        client.meta.events.unregister("before-call.dynamodb", count)
+    return sent
+
+
+def test_a_delivery_of_a_processed_checkpoint_costs_one_read_of_the_batch(flow: Pipeline) -> None:
+    """A duplicate or late request (its thread processed through its checkpoint by every
+    strategy) takes no lease and reads no thread: the batch's one read of settings and
+    cursors finds it caught up. A request of a newer checkpoint still runs."""
+    old = [flow.tables.say(t, "My dog is Rex.") for t in ("t1", "t2", "t3")]
+    flow.deliver()
+    before = flow.tables.facts()
+    for thread, checkpoint in zip(("t1", "t2", "t3"), old, strict=True):
+        flow.sqs.send_message(
+            QueueUrl=flow.queue_url,
+            MessageBody=ExtractionRequest(TENANT, thread, checkpoint).body(),
+            MessageGroupId=TENANT,
+        )
+    sent = dynamodb_requests(
+        flow, lambda: drain_queue(flow.queue_url, flow.worker.handle, client=flow.sqs)
+    )
+    assert sent == ["BatchGetItem", "BatchGetItem"]  # the settings, the cursors
+    assert flow.tables.facts() == before
+    newer = flow.tables.say("t1", "My city is Oslo.")
+    flow.sqs.send_message(
+        QueueUrl=flow.queue_url,
+        MessageBody=ExtractionRequest(TENANT, "t1", old[0]).body(),
+        MessageGroupId=TENANT,
+    )
+    flow.deliver()
+    assert "User's city is Oslo" in flow.tables.facts()
+    statuses = flow.tables.extractor.wait_until_processed(TENANT, "t1", newer, timeout=0)
+    assert [s.checkpoint_id for s in statuses] == [newer]

@@ -233,7 +233,7 @@ class Extractor:
     def plan_batch(self, requests: Sequence[tuple[str, str, str]]) -> BatchPlan:
         """Read, for `(tenant, thread, checkpoint)` requests, the settings of their tenants
         (one request) and the cursors of their strategies (one more): a thread whose every
-        cursor is through its request's checkpoint, with no window pending, has nothing
+        cursor is through its request's checkpoint has nothing
         new (a duplicate or late delivery), so its run needs no lease nor thread read."""
         tenants = list(dict.fromkeys(_tenant(tenant) for tenant, _, _ in requests))
         config, overrides = self._settings.load_many(tenants)
@@ -251,11 +251,9 @@ class Extractor:
 
         def through(tenant: str, thread_id: str, name: str, checkpoint: str) -> bool:
             cursor = cursors.get((tenant, thread_id, name))
-            return (
-                cursor is not None
-                and cursor.pending is None
-                and (cursor.checkpoint_id or "") >= checkpoint
-            )
+            # A window pending on it is a newer checkpoint's, whose request SQS delivers
+            # again: this one has nothing more.
+            return cursor is not None and (cursor.checkpoint_id or "") >= checkpoint
 
         caught_up = frozenset(
             thread
