@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -186,6 +185,8 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> StoreSettings:
 
 
 def _from_file(path: Path) -> StoreSettings:
+    import tomllib  # only a TOML file needs it
+
     try:
         text = path.read_text()
     except OSError as error:
