@@ -27,18 +27,22 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3
-from langchain_core.embeddings import Embeddings
-from langgraph.store.dynamodb.embedders.build import default_dims, embedder
-from langgraph.store.dynamodb.items.index_config import MAX_DIMENSIONS
 from langgraph.store.dynamodb.table.errors import InvalidSettingError
+from langgraph.store.dynamodb.table.table_spec import MAX_DIMENSIONS
 from langgraph.store.dynamodb.table.ttl import MAX_TTL_MINUTES, MIN_TTL_MINUTES, check_ttl
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
+
+# The embedders (`embedders.build`, which imports langchain_core) load when a setting
+# names one: reading the settings, as every command of the command line does first, and
+# a key-value store need not load them.
 
 ENV_PREFIX = "DYNAMODB_MEMORY_"
 CONFIG_ENV = ENV_PREFIX + "CONFIG"
@@ -122,6 +126,8 @@ class StoreSettings:
         """The store's `index` argument, or None without an embedding model."""
         if not self.embed:
             return None
+        from langgraph.store.dynamodb.embedders.build import default_dims
+
         dims = self.dims if self.dims is not None else default_dims(self.embed)
         if dims is None:
             raise ConfigError(
@@ -141,6 +147,8 @@ class StoreSettings:
 
     def embeddings(self) -> Embeddings:
         """The LangChain embeddings the `embed` name stands for (`embedders.build.embedder`)."""
+        from langgraph.store.dynamodb.embedders.build import embedder
+
         assert self.embed
         try:
             return embedder(
@@ -177,6 +185,8 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> StoreSettings:
 
 
 def _from_file(path: Path) -> StoreSettings:
+    import tomllib  # only a TOML file needs it
+
     try:
         text = path.read_text()
     except OSError as error:

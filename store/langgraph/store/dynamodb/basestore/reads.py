@@ -9,7 +9,6 @@ from typing import Any
 from langgraph.store.base import GetOp, ListNamespacesOp, Op, Result, SearchOp
 from langgraph.store.dynamodb.basestore.kv_search import search_rows
 from langgraph.store.dynamodb.basestore.semantic_search import SemanticSearch
-from langgraph.store.dynamodb.items.namespaces import Page, literal_prefix
 from langgraph.store.dynamodb.items.registry import Registry
 from langgraph.store.dynamodb.items.rows import (
     READ_NAMES,
@@ -105,10 +104,13 @@ class Reader:
                 read_rows.extend(found)
 
         def answer_list(i: int, op: ListNamespacesOp) -> None:
-            conditions = list(op.match_conditions or ())
-            page = Page(conditions, op.max_depth, op.limit, op.offset)
-            self._registry.fill(page, literal_prefix(conditions), omit_expired_at=omit_at)
-            results[i] = page.result
+            results[i] = self._registry.list_namespaces(
+                op.match_conditions or (),
+                op.max_depth,
+                op.limit,
+                op.offset,
+                omit_expired_at=omit_at,
+            )
 
         if gets:
             tasks.append(answer_gets)

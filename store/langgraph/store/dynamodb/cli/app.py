@@ -475,8 +475,8 @@ def list_namespaces(
 
     A page costs about one request per namespace shown, however many tenants the table
     holds."""
-    namespaces = target.store(index=False).list_namespaces(
-        prefix=parse_namespace(prefix) or None, max_depth=depth, limit=limit, offset=offset
+    namespaces = target.namespaces(
+        parse_namespace(prefix), max_depth=depth, limit=limit, offset=offset
     )
     if target.json:
         print_json([list(ns) for ns in namespaces])

@@ -69,9 +69,13 @@ def confirm_or_decline(question: str, *, typed: str | None = None) -> None:
 def explain(error: BaseException) -> tuple[str, int] | None:
     """The message and exit code for an error the user can fix; None for a bug."""
     # The library's errors, loaded once there is one: the command line starts without it.
-    from langgraph.store.base import InvalidNamespaceError
-    from langgraph.store.dynamodb.basestore.config import ConfigError
-    from langgraph.store.dynamodb.basestore.vector_index import VectorIndexUnsupportedError
+    # An error of a module not loaded cannot have been raised: those modules (LangGraph's
+    # base loads langchain_core) are not loaded to tell.
+    invalid_namespace = _loaded("langgraph.store.base", "InvalidNamespaceError")
+    config_error = _loaded("langgraph.store.dynamodb.basestore.config", "ConfigError")
+    unsupported = _loaded(
+        "langgraph.store.dynamodb.basestore.vector_index", "VectorIndexUnsupportedError"
+    )
     from langgraph.store.dynamodb.table.errors import (
         AccessDeniedError,
         KeySchemaError,
@@ -105,20 +109,26 @@ def explain(error: BaseException) -> tuple[str, int] | None:
         )
     if isinstance(
         error,
-        AccessDeniedError | KeySchemaError | NamespaceFullError | VectorIndexUnsupportedError,
+        (AccessDeniedError, KeySchemaError, NamespaceFullError, *unsupported),
     ):
         return str(error), ENVIRONMENT
     if isinstance(error, ClientError):
         detail = error.response.get("Error", {})
         return f"AWS error {detail.get('Code')}: {detail.get('Message')}", ENVIRONMENT
-    if isinstance(error, ConfigError):
+    if isinstance(error, config_error):
         return str(error), BAD_INPUT
     if isinstance(error, OSError):
         where = f": {error.filename}" if error.filename else ""
         return f"{error.strerror or error}{where}", BAD_INPUT
-    if isinstance(error, InvalidNamespaceError | ValueError | ImportError):
+    if isinstance(error, (*invalid_namespace, ValueError, ImportError)):
         return str(error), BAD_INPUT
     return None
+
+
+def _loaded(module: str, name: str) -> tuple[type[BaseException], ...]:
+    """The error class `name` of `module` if that module is loaded, else none."""
+    found = sys.modules.get(module)
+    return (getattr(found, name),) if found is not None else ()
 
 
 def friendly(command: Callable[P, R]) -> Callable[P, R]:

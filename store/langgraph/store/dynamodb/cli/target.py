@@ -210,8 +210,49 @@ class Target:
         return self.settings if self.settings.embed else pinned_settings(store, self.settings)
 
     def client(self) -> Any:
-        """The DynamoDB client of a key-value store on the target."""
-        return self.store(index=False).client
+        """A DynamoDB client on the target, configured as a key-value store's is, without
+        the store (which loads LangGraph's `BaseStore` and langchain_core, about 0.3 s)."""
+        from botocore.config import Config
+        from langgraph.store.dynamodb.table.dynamo import (
+            MAX_WORKERS,
+            fail_fast_on_connection_errors,
+            make_client,
+        )
+
+        self._check_region()
+        client = make_client(
+            region_name=self.settings.region,
+            endpoint_url=self.settings.endpoint_url,
+            boto3_session=self.settings.session(),
+            # One connection per thread a listing reads with (`dynamo.parallel_map`).
+            boto_config=cli_boto_config().merge(Config(max_pool_connections=MAX_WORKERS)),
+        )
+        fail_fast_on_connection_errors(client)
+        return client
+
+    def namespaces(
+        self, prefix: Namespace, *, max_depth: int | None, limit: int, offset: int
+    ) -> list[Namespace]:
+        """`store.list_namespaces(prefix=...)`, read from the namespace registry as the
+        store reads it (consistently, expired items hidden), on `client()` alone."""
+        from langgraph.store.dynamodb.items.namespaces import Prefix
+        from langgraph.store.dynamodb.items.registry import Registry
+        from langgraph.store.dynamodb.table import clock
+        from langgraph.store.dynamodb.table.errors import access_must_be_granted, table_must_exist
+        from langgraph.store.dynamodb.table.keys import check_prefix
+
+        if "" in prefix:
+            check_prefix(prefix)  # LangGraph refuses an empty label, in its own words
+        client = self.client()
+        registry = Registry(client, self.table, consistent=True)
+        with table_must_exist(client, self.table), access_must_be_granted(self.table):
+            return registry.list_namespaces(
+                [Prefix(prefix)] if prefix else [],
+                max_depth,
+                limit,
+                offset,
+                omit_expired_at=clock.now(),
+            )
 
 
 def _cli_store(table: str, settings: StoreSettings) -> DynamoDBStore:

@@ -11,12 +11,15 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, ensure_embeddings
 from langgraph.store.dynamodb.items.model_pin import ModelIdentity, identify
 from langgraph.store.dynamodb.table.errors import InvalidSettingError
-from langgraph.store.dynamodb.table.table_spec import DEFAULT_INDEX_NAME, VectorIndexShape
+from langgraph.store.dynamodb.table.table_spec import (
+    DEFAULT_INDEX_NAME,
+    MAX_DIMENSIONS,
+    VectorIndexShape,
+)
 
 DistanceFunction = Literal["COSINE", "EUCLIDEAN", "DOT_PRODUCT"]
 DISTANCE_FUNCTIONS: tuple[str, ...] = ("COSINE", "EUCLIDEAN", "DOT_PRODUCT")
 EMBED_ON: tuple[str, ...] = ("write", "stream")
-MAX_DIMENSIONS = 4096
 DEFAULT_MAX_FANOUT = 100
 MAX_INLINE_FILTERS = 18
 INDEX_NAME = re.compile(r"[a-zA-Z0-9_.-]{3,255}")

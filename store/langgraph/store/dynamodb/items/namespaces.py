@@ -3,11 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import NamedTuple, Protocol
 
-from langgraph.store.base import MatchCondition
 from langgraph.store.dynamodb.table.keys import Namespace
 
 WILDCARD = "*"
+
+
+class MatchCondition(Protocol):
+    """What a listing reads of a condition: LangGraph's `MatchCondition` (its ops live in
+    `langgraph.store.base`, which imports langchain_core), or a `Prefix`."""
+
+    @property
+    def match_type(self) -> str: ...
+
+    @property
+    def path(self) -> Sequence[str]: ...
+
+
+class Prefix(NamedTuple):
+    """A prefix condition, for a listing without LangGraph's ops (the command line's `ls`)."""
+
+    path: Namespace
+    match_type: str = "prefix"
 
 
 def literal_prefix(conditions: Sequence[MatchCondition]) -> Namespace:

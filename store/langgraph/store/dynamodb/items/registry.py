@@ -24,11 +24,11 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from botocore.exceptions import ClientError
-from langgraph.store.dynamodb.items.namespaces import Page
+from langgraph.store.dynamodb.items.namespaces import MatchCondition, Page, literal_prefix
 from langgraph.store.dynamodb.table import clock, dynamo
 from langgraph.store.dynamodb.table.keys import (
     GROUP_LABELS,
@@ -147,6 +147,22 @@ class Registry:
         verdicts = dynamo.parallel_map(lambda row: self._verify(row, omit_expired_at), suspect)
         dead = {row[SK] for row, live in zip(suspect, verdicts, strict=True) if not live}
         return [namespace_of_registry_key(row[SK]) for row in rows if row[SK] not in dead]
+
+    def list_namespaces(
+        self,
+        conditions: Sequence[MatchCondition],
+        max_depth: int | None,
+        limit: int,
+        offset: int,
+        *,
+        omit_expired_at: float | None,
+    ) -> list[Namespace]:
+        """One page of `list_namespaces` (a `ListNamespacesOp`'s conditions, depth and
+        paging): the store answers the op with it, and the command line's `ls` calls it on
+        a client alone, without the store and LangGraph's ops."""
+        page = Page(conditions, max_depth, limit, offset)
+        self.fill(page, literal_prefix(conditions), omit_expired_at=omit_expired_at)
+        return page.result
 
     def fill(self, page: Page, prefix: Namespace, *, omit_expired_at: float | None) -> None:
         """Offer `page` the namespaces at or below `prefix` in sorted order, reading group

@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langgraph.store.base import (
-    GetOp,
-    InvalidNamespaceError,
-    ListNamespacesOp,
-    Op,
-    PutOp,
-    SearchOp,
-    validate_op_namespace,
-)
 from langgraph.store.dynamodb.table.schema import ITEM_PREFIX, REGISTRY_PREFIX
+
+if TYPE_CHECKING:
+    from langgraph.store.base import Op
+
+# LangGraph's ops and errors (`langgraph.store.base`, which imports langchain_core: about
+# 0.3 s of CPU) are imported by the functions that check them, when they run: the codec
+# itself is used by what never meets an op (the command line's listing, the stream
+# Lambda), which need not load them.
 
 SEPARATOR = "."
 # Registry rows of a namespace live in the partition of its first `GROUP_LABELS` labels
@@ -47,6 +46,8 @@ def normalize_op(op: Op) -> Op:
     """The op with every namespace it carries as a tuple: like LangGraph's Postgres and
     SQLite stores, any sequence of strings is accepted (`["users", "a"]`); a bare string is
     refused, because its characters would silently become labels."""
+    from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
+
     if isinstance(op, (GetOp, PutOp)):
         return op._replace(namespace=as_namespace(op.namespace))
     if isinstance(op, SearchOp):
@@ -66,6 +67,8 @@ def as_namespace(path: Any) -> Namespace:
     if isinstance(path, tuple):
         return path
     if isinstance(path, (str, bytes)) or not isinstance(path, Sequence):
+        from langgraph.store.base import InvalidNamespaceError
+
         raise InvalidNamespaceError(
             f"Namespace must be a tuple (or list) of strings, got {type(path).__name__}: "
             f"{path!r}. Write ({path!r},) for a one-label namespace."
@@ -77,6 +80,8 @@ def check_prefix(prefix: Any) -> Namespace:
     """A namespace prefix (any sequence of labels; `()` is the whole store) as a tuple,
     validated as a search validates its prefix: `InvalidNamespaceError` naming the bad
     label."""
+    from langgraph.store.base import SearchOp, validate_op_namespace
+
     namespace = as_namespace(prefix)
     validate_op_namespace(SearchOp(namespace_prefix=namespace))
     return namespace
@@ -84,6 +89,8 @@ def check_prefix(prefix: Any) -> Namespace:
 
 def validate_op(op: Op) -> None:
     """Validate the namespace an op carries (after `normalize_op`), on every path."""
+    from langgraph.store.base import PutOp, validate_op_namespace
+
     validate_op_namespace(op)
     if isinstance(op, PutOp):
         validate_namespace(op.namespace)
@@ -92,6 +99,8 @@ def validate_op(op: Op) -> None:
 
 def validate_namespace(namespace: Namespace) -> None:
     """Raise for a namespace an item cannot be stored under (LangGraph's rules + key size)."""
+    from langgraph.store.base import InvalidNamespaceError
+
     if not namespace:
         raise InvalidNamespaceError("Namespace cannot be empty.")
     if namespace[0] == "langgraph":

@@ -18,6 +18,8 @@ from langgraph.store.dynamodb.table.schema import (
 )
 
 DEFAULT_INDEX_NAME = "memory-vectors"
+# The most dimensions a vector index holds (DynamoDB's limit).
+MAX_DIMENSIONS = 4096
 BILLING_MODE = "PAY_PER_REQUEST"  # vector indexes require on-demand tables
 # The stream consumer reads the new image of puts and the keys of the TTL sweep's deletions,
 # never an old image (see `consumer.FILTER_PATTERNS`): new images only, half the bytes.
