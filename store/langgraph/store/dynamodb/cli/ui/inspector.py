@@ -326,7 +326,8 @@ class Inspector:
             if memory.superseded and not superseded:
                 continue
             grouped[memory.strategy].append(memory)
-        return dict(sorted(grouped.items())), page
+        ordered = sorted(grouped.items(), key=lambda kv: (kv[0] == DIRECT, kv[0]))
+        return dict(ordered), page
 
     def memory(self, group: Namespace, namespace: Namespace, key: str) -> Memory | None:
         item = self.store.get(within(group, namespace), key, refresh_ttl=False)
