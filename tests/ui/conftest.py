@@ -22,9 +22,9 @@ from starlette.testclient import TestClient
 from tests.extraction.conftest import TABLE, Tables, open_tables
 
 SCRIPT = "<script>window.__pwned = 1</script>"
-BREAKER = "\"'><img src=x onerror=\"window.__pwned=2\">"
+BREAKER = '"\'><img src=x onerror="window.__pwned=2">'
 HOSTILE = f"{SCRIPT}{BREAKER}"
-RTL = "\u202eהזיכרון של המשתמש\u202c عربى"
+RTL = "\u202e\u05d4\u05d6\u05d9\u05db\u05e8\u05d5\u05df \u05e9\u05dc \u202c \u0639\u0631\u0628\u0649"  # RLO, Hebrew, PDF, Arabic
 LONG = "A" * 20_000
 HOSTILE_LABEL = "<b>u2</b>\"'"
 SECRET = "Globex launches Project Nightingale in May"
@@ -66,11 +66,33 @@ def build(tables: Tables, usage_log: Path) -> World:
     )
     store.put(("memories", "globex", "u9", "notes"), "secret", {"text": SECRET})
     records = [
-        {"message": "usage", "tenant": "memories.acme", "operation": "PutItem", "at": 1767225600.0 + i * 86400, "read_units": 0, "write_units": 2.0 * (i + 1), "input_tokens": 0, "output_tokens": 0}
+        {
+            "message": "usage",
+            "tenant": "memories.acme",
+            "operation": "PutItem",
+            "at": 1767225600.0 + i * 86400,
+            "read_units": 0,
+            "write_units": 2.0 * (i + 1),
+            "input_tokens": 0,
+            "output_tokens": 0,
+        }
         for i in range(3)
     ] + [
-        {"message": "usage", "tenant": ".threads.acme", "operation": "Converse", "at": 1767225600.0, "input_tokens": 120, "output_tokens": 30},
-        {"message": "usage", "tenant": "memories.globex", "operation": "Query", "at": 1767225600.0, "read_units": 999.0},
+        {
+            "message": "usage",
+            "tenant": ".threads.acme",
+            "operation": "Converse",
+            "at": 1767225600.0,
+            "input_tokens": 120,
+            "output_tokens": 30,
+        },
+        {
+            "message": "usage",
+            "tenant": "memories.globex",
+            "operation": "Query",
+            "at": 1767225600.0,
+            "read_units": 999.0,
+        },
         "not json",
     ]
     usage_log.write_text(

@@ -96,7 +96,9 @@ def test_walk_the_inspector(browser: Any, served: str) -> None:
     assert page.locator("article.memory", has_text="User's city is Bergen").count() == 1
     assert page.locator("blockquote.quote", has_text="Actually, my city is Bergen").count() >= 1
     # hostile text is shown as text, never run: no script ran, no dialog, no injected img
-    assert page.locator("article.memory", has_text="<script>window.__pwned = 1</script>").count() >= 1
+    assert (
+        page.locator("article.memory", has_text="<script>window.__pwned = 1</script>").count() >= 1
+    )
     assert page.evaluate("window.__pwned === undefined")
     assert page.locator("main img").count() == 0
     page.screenshot(path=str(IMAGES / "ui-memories.png"), full_page=False)

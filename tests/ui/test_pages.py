@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 from langgraph.store.dynamodb.cli.ui.app import CSP, Tokens
 
-from .conftest import BREAKER, HOSTILE, HOSTILE_LABEL, LONG, RTL, SCRIPT, SECRET, World
+from .conftest import BREAKER, HOSTILE_LABEL, LONG, RTL, SCRIPT, SECRET, World
 
 
 def url(path: str, **params: str) -> str:
@@ -20,7 +20,7 @@ def escaped(page: str) -> None:
     """No hostile markup came through as markup."""
     assert SCRIPT not in page
     assert "<img src=x" not in page
-    assert "onerror=\"window" not in page
+    assert 'onerror="window' not in page
     assert "<b>u2</b>" not in page
 
 
@@ -53,9 +53,11 @@ def test_memories_with_provenance_and_quotes(world: World) -> None:
     assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in page
     assert LONG not in page and "A" * 400 + "…" in page  # listings cut long text
     assert RTL in page and "<bdi>" + RTL in page  # isolated, so it cannot reorder the page
-    everything = world.client().get(
-        url("/memories", g="memories.acme", ns="memories.acme.u1", superseded="1")
-    ).text
+    everything = (
+        world.client()
+        .get(url("/memories", g="memories.acme", ns="memories.acme.u1", superseded="1"))
+        .text
+    )
     assert "User&#39;s city is Oslo" in everything
 
 
@@ -66,15 +68,21 @@ def test_a_memory_history(world: World) -> None:
         for item in world.tables.store.search(("memories", "acme", "u1", "facts"), limit=50)
         if "Bergen" in item.value["text"]
     ]
-    page = client.get(url("/memory", g="memories.acme", ns="memories.acme.u1.facts", key=bergen)).text
+    page = client.get(
+        url("/memory", g="memories.acme", ns="memories.acme.u1.facts", key=bergen)
+    ).text
     chain = page.split("Supersede chain")[1].split("Revisions")[0]
     assert chain.index("User&#39;s city is Oslo") < chain.index("User&#39;s city is Bergen")
     assert "superseded 20" in chain  # when it was superseded
     assert "from <bdi>t1</bdi>" in chain and "from <bdi>t2</bdi>" in chain
     assert "Actually, my city is Bergen" in page
-    full = client.get(url("/memory", g="memories.acme", ns="memories.acme.u1.notes", key="long")).text
+    full = client.get(
+        url("/memory", g="memories.acme", ns="memories.acme.u1.notes", key="long")
+    ).text
     assert LONG in full  # its own page shows it whole
-    hostile = client.get(url("/memory", g="memories.acme", ns=f"memories.acme.{HOSTILE_LABEL}", key=BREAKER))
+    hostile = client.get(
+        url("/memory", g="memories.acme", ns=f"memories.acme.{HOSTILE_LABEL}", key=BREAKER)
+    )
     assert hostile.status_code == 200
     escaped(hostile.text)
     assert "&lt;b&gt;u2&lt;/b&gt;" in hostile.text
@@ -91,9 +99,13 @@ def test_extraction_usage_and_search(world: World) -> None:
     assert "<svg" in usage and "2026-01-01" in usage and "2026-01-03" in usage
     assert "<td>150</td>" in usage  # the thread tenant's model tokens, that day
     assert "999" not in usage  # globex's record
-    found = client.get(url("/search", g="memories.acme", ns="memories.acme", filter='{"text": "User likes jazz"}')).text
+    found = client.get(
+        url("/search", g="memories.acme", ns="memories.acme", filter='{"text": "User likes jazz"}')
+    ).text
     assert "User likes jazz" in found and "city" not in found.split("<table")[1]
-    semantic = client.get(url("/search", g="memories.acme", ns="memories.acme.u1.facts", q="which city")).text
+    semantic = client.get(
+        url("/search", g="memories.acme", ns="memories.acme.u1.facts", q="which city")
+    ).text
     assert "score" in semantic and "Bergen" in semantic
     bad = client.get(url("/search", g="memories.acme", filter="[1")).text
     assert "Filter:" in bad
@@ -127,7 +139,9 @@ def test_read_only_refuses_actions(world: World) -> None:
     confirm = client.get(url("/confirm/forget", g="memories.acme", target="t1"))
     assert confirm.status_code == 403 and "read-only" in confirm.text
     token = tokens.of("forget", "memories.acme", "t1")
-    posted = client.post("/action/forget", data={"g": "memories.acme", "target": "t1", "token": token})
+    posted = client.post(
+        "/action/forget", data={"g": "memories.acme", "target": "t1", "token": token}
+    )
     assert posted.status_code == 403
     assert world.tables.extractor.status("acme", "t1")[0].memories >= 1
 
@@ -150,7 +164,12 @@ def test_an_action_without_its_token_is_refused(world: World) -> None:
     assert world.tables.facts() == before
     # another process's token (the secret is per process)
     other = Tokens().of("forget", "memories.acme", "t2")
-    assert client.post("/action/forget", data={"g": "memories.acme", "target": "t2", "token": other}).status_code == 403
+    assert (
+        client.post(
+            "/action/forget", data={"g": "memories.acme", "target": "t2", "token": other}
+        ).status_code
+        == 403
+    )
 
 
 def test_forget_a_conversation(world: World) -> None:
@@ -159,7 +178,9 @@ def test_forget_a_conversation(world: World) -> None:
     deleted = page.split("Deleted:")[1].split("Kept:")[0]
     assert "User likes jazz" in deleted and "city is Bergen" in deleted
     token = re.search(r'name="token" value="([0-9a-f]+)"', page).group(1)  # type: ignore[union-attr]
-    done = client.post("/action/forget", data={"g": "memories.acme", "target": "t2", "token": token})
+    done = client.post(
+        "/action/forget", data={"g": "memories.acme", "target": "t2", "token": token}
+    )
     assert done.status_code == 200  # followed the redirect to the job
     result = done.text
     for _ in range(100):
@@ -174,10 +195,15 @@ def test_forget_a_conversation(world: World) -> None:
 
 def test_purge_a_user_shows_its_census_then_the_verified_count(world: World) -> None:
     client = world.client(allow_actions=True)
-    page = client.get(url("/confirm/purge", g="memories.acme", target="memories.acme.u1.notes")).text
+    page = client.get(
+        url("/confirm/purge", g="memories.acme", target="memories.acme.u1.notes")
+    ).text
     assert "<td>items</td><td>3</td>" in page.replace("\n", "")
     token = re.search(r'name="token" value="([0-9a-f]+)"', page).group(1)  # type: ignore[union-attr]
-    done = client.post("/action/purge", data={"g": "memories.acme", "target": "memories.acme.u1.notes", "token": token})
+    done = client.post(
+        "/action/purge",
+        data={"g": "memories.acme", "target": "memories.acme.u1.notes", "token": token},
+    )
     result = done.text
     for _ in range(100):
         if "Running" not in result:

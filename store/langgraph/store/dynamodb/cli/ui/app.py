@@ -121,9 +121,7 @@ def create_app(
     templates = Jinja2Templates(env=env)
     csrf = tokens or Tokens()
 
-    def render(
-        request: Request, name: str, status_code: int = 200, **context: Any
-    ) -> HTMLResponse:
+    def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
         context.setdefault("group", None)
         base = {
             "table": inspector.table,
@@ -239,9 +237,7 @@ def create_app(
     def usage(request: Request) -> Response:
         group = group_of(request)
         days, note = inspector.usage(group)
-        return render(
-            request, "usage.html", group=group, days=days, series=bars(days), note=note
-        )
+        return render(request, "usage.html", group=group, days=days, series=bars(days), note=note)
 
     def search(request: Request) -> Response:
         group = group_of(request)
@@ -298,9 +294,7 @@ def create_app(
         elif action == "forget":
             context["forget"] = inspector.forget_census(group, target)
         else:
-            context["statuses"] = [
-                s for s in inspector.extraction(group) if s.thread_id == target
-            ]
+            context["statuses"] = [s for s in inspector.extraction(group) if s.thread_id == target]
         return render(
             request,
             f"confirm_{action}.html",

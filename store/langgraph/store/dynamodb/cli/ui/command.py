@@ -50,8 +50,7 @@ def ui_command(
     usage_log: Annotated[
         Path | None,
         typer.Option(
-            help="JSON lines of UsageLogSink (env DYNAMODB_MEMORY_USAGE_LOG) for the usage "
-            "chart."
+            help="JSON lines of UsageLogSink (env DYNAMODB_MEMORY_USAGE_LOG) for the usage chart."
         ),
     ] = None,
     dead_letter_url: Annotated[
@@ -94,9 +93,7 @@ def ui_command(
         inspector = Inspector(target, usage_log=usage_log, dead_letter_url=dead_letter_url)
         stack.callback(inspector.close)
         inspector.store.list_namespaces(limit=1)  # a missing table or endpoint: one line now
-        app = create_app(
-            inspector, allow_actions=allow_actions, allowed_hosts=allowed_hosts(host)
-        )
+        app = create_app(inspector, allow_actions=allow_actions, allowed_hosts=allowed_hosts(host))
         listening = stack.enter_context(_bound(host, port))
         port = listening.getsockname()[1]
         shown = "localhost" if host in ("127.0.0.1", "::1") else host
@@ -112,6 +109,8 @@ def ui_command(
             )
         config = uvicorn.Config(app, log_level="warning", server_header=False)
         uvicorn.Server(config).run(sockets=[listening])
+    if state is not None:
+        console.print(f"Stopped. Saved {emulated.saved} rows to {state}.")
 
 
 @contextlib.contextmanager

@@ -373,7 +373,10 @@ class Inspector:
         if not thread or not wanted:
             return []
         state = read_thread(
-            self.target.saver("", bound=False), tenant, thread, checkpoints[-1] if checkpoints else None
+            self.target.saver("", bound=False),
+            tenant,
+            thread,
+            checkpoints[-1] if checkpoints else None,
         )
         if state is None:
             return []
