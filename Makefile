@@ -11,7 +11,7 @@ NODE_MODULES := infra/node_modules/.installed
 # their import paths there (store/langgraph/store/dynamodb/...), so a module added, moved
 # or removed needs no reinstall.
 
-.PHONY: install install-model test test-hardening lint typecheck demo bench synth clean
+.PHONY: install install-model test test-hardening lint typecheck demo ui chromium bench synth clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -54,7 +54,21 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
-test: lint typecheck $(NODE_MODULES)
+# The inspector's browser test (tests/ui/test_browser.py) drives Debian's chromium through
+# Playwright (never `playwright install`: it downloads a browser). Installed here when
+# missing, as root or with password-less sudo (CI: a clean Debian clone, as root); where
+# neither works the test skips, saying why.
+CHROMIUM := /usr/bin/chromium
+chromium:
+	@test -x $(CHROMIUM) || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
+	  else echo "chromium is missing and apt-get needs root: the browser test will skip"; exit 0; fi; \
+	  if command -v apt-get >/dev/null; then \
+	    $$SUDO apt-get update -qq || true; \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium is missing and there is no apt-get: the browser test will skip"; fi; }
+
+test: lint typecheck $(NODE_MODULES) chromium
 	$(PY) -m pytest -n auto
 
 # The full workloads of issue 8 (faults, concurrency, 10,000-example properties), of
@@ -65,6 +79,10 @@ test-hardening: $(STAMP)
 
 demo: $(DEMO_STAMP)
 	$(PY) -m langgraph.store.dynamodb.demo
+
+# The memory inspector on what the last `make demo` left (.demo/): http://127.0.0.1:8485
+ui: $(DEMO_STAMP)
+	$(PY) -m langgraph.store.dynamodb ui --state .demo/state.json --usage-log .demo/usage.jsonl
 
 # Every benchmark, each timed (bench/all.py); writes bench/results/ (under 10 minutes).
 bench: $(STAMP)

@@ -3,9 +3,13 @@ a second process resumes one of its threads from the table."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 from langgraph.store.dynamodb.embedders import local_embeddings
@@ -13,16 +17,27 @@ from langgraph.store.dynamodb.embedders import local_embeddings
 DEMO_TIMEOUT_SECONDS = 120  # generous for a loaded CI machine; it takes ~10 s here
 
 
+def _source_path() -> dict[str, str]:
+    path = os.environ.get("PYTHONPATH")
+    return {"PYTHONPATH": path} if path else {}
+
+
 def _run_demo(embedder: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "langgraph.store.dynamodb.demo", "--embedder", embedder],
-        capture_output=True,
-        text=True,
-        timeout=DEMO_TIMEOUT_SECONDS,
-        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},  # no AWS credentials, no region
-    )
-    assert done.returncode == 0, done.stderr
-    assert "Traceback" not in done.stderr
+    with tempfile.TemporaryDirectory() as kept:
+        command = [sys.executable, "-m", "langgraph.store.dynamodb.demo", "--embedder", embedder]
+        done = subprocess.run(
+            [*command, "--keep", kept],
+            capture_output=True,
+            text=True,
+            timeout=DEMO_TIMEOUT_SECONDS,
+            # no AWS credentials, no region; the same source as this process
+            env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", **_source_path()},
+        )
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr
+        # what `make ui` browses: the tables as serve --state saves them, and the usage
+        saved = json.loads((Path(kept) / "state.json").read_text())
+        assert saved and (Path(kept) / "usage.jsonl").stat().st_size > 0
     return done.stdout
 
 

@@ -28,6 +28,9 @@ OURS = ("langgraph.store.dynamodb", "langgraph.checkpoint.dynamodb")
 # extra -> the library modules (and packages, with everything under them) that are its
 # entry point.
 ENTRY_POINTS: dict[str, tuple[str, ...]] = {
+    # the inspector, under the command line's package (listed first: the first entry holding
+    # a module is its extra)
+    "ui": ("langgraph.store.dynamodb.cli.ui",),
     "cli": ("langgraph.store.dynamodb.cli", "langgraph.store.dynamodb.__main__"),
     "testing": ("langgraph.store.dynamodb.testing", "langgraph.store.dynamodb.pytest_plugin"),
     "agents": ("langgraph.store.dynamodb.recall.middleware",),

@@ -78,6 +78,10 @@ LAZY = {
         "langgraph.store.dynamodb.cli.extraction:app",
         "Memories formed in the background: config, status, replay.",
     ),
+    "ui": Lazy(
+        "langgraph.store.dynamodb.cli.ui.command:ui_command",
+        "Serve the memory inspector in the browser.",
+    ),
 }
 
 

@@ -7,6 +7,7 @@ import errno
 import signal
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -66,6 +67,29 @@ def run(
     at stop drain the endpoint (later requests are refused, admitted ones applied) before
     saving it, so every write the endpoint acknowledged is in the file. `on_ready(url,
     items_loaded)` runs once the endpoint answers, `on_stop(items_saved)` after the save."""
+    with stop_signals() as stop, emulated(host=host, port=port, state=state) as endpoint:
+        on_ready(endpoint.url, endpoint.loaded)
+        while not stop.wait(WAKE_SECONDS):
+            pass
+    on_stop(endpoint.saved)
+
+
+@dataclass
+class Emulated:
+    """An endpoint `emulated` runs: its URL, the rows loaded from the state file at start
+    and, once the block has ended, the rows saved to it."""
+
+    url: str
+    loaded: int = 0
+    saved: int = 0
+
+
+@contextlib.contextmanager
+def emulated(*, host: str, port: int, state: Path | None) -> Iterator[Emulated]:
+    """The local emulation behind an HTTP endpoint for the block (`serve`, and `ui
+    --state`). With `state`: the file claimed first (refusing one that cannot be written
+    or that another process holds), loaded when it exists, and, when the block ends, the
+    endpoint drained (later requests refused, admitted ones applied) then saved."""
     from langgraph.store.dynamodb.cli import state as snapshot
     from langgraph.store.dynamodb.testing import EmulatorSettings, emulated_regions
     from langgraph.store.dynamodb.testing.mock import running_endpoint
@@ -74,7 +98,6 @@ def run(
         raise CliError(f"--port must be from 0 (any free port) to {MAX_PORT}, got {port}.")
     with contextlib.ExitStack() as stack:
         lock = stack.enter_context(snapshot.StateLock(state)) if state else None
-        stop = stack.enter_context(stop_signals())
         try:
             endpoint = stack.enter_context(
                 running_endpoint(port, host=host, settings=EmulatorSettings())
@@ -94,17 +117,14 @@ def run(
                 aws_secret_access_key="testing",
             )
 
-        loaded = (
-            snapshot.load(client_for, state, emulated_regions()) if state and state.exists() else 0
-        )
+        running = Emulated(endpoint.url)
+        if state and state.exists():
+            running.loaded = snapshot.load(client_for, state, emulated_regions())
         if lock:
             lock.record(endpoint.url)
-        on_ready(endpoint.url, loaded)
-        while not stop.wait(WAKE_SECONDS):
-            pass
+        yield running
         endpoint.drain()
-        saved = snapshot.save(client_for, _regions_with_tables(), state) if state else 0
-        on_stop(saved)
+        running.saved = snapshot.save(client_for, _regions_with_tables(), state) if state else 0
 
 
 def _cannot_listen(host: str, port: int, error: OSError) -> CliError:

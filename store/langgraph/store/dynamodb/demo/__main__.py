@@ -11,11 +11,14 @@ emulation's lexical stand-in. The screen says which ran.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
@@ -38,6 +41,7 @@ from langgraph.store.dynamodb.extraction import (
     Provenance,
     SemanticFacts,
 )
+from langgraph.store.dynamodb.table.usage import UsageHook, UsageRecord
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
@@ -46,6 +50,11 @@ from rich.text import Text
 
 TABLE = "agent-memory"
 REGION = "us-east-1"
+# What `make ui` browses after the demo: its tables (as `serve --state` saves them) and
+# its usage records (as `UsageLogSink` writes them).
+KEPT = Path(".demo")
+STATE_FILE = "state.json"
+USAGE_FILE = "usage.jsonl"
 ACME = Tenant("acme-corp", "user-8812")
 ACME_OTHER = Tenant("acme-corp", "user-1")
 GLOBEX = Tenant("globex", "user-1")
@@ -127,8 +136,41 @@ def choose_embeddings(choice: str) -> Embedder:
     )
 
 
-def run(choice: str = "auto") -> None:
-    """The scenario, printed for a person."""
+class UsageFile:
+    """An `on_usage` hook appending each usage record to a file as `UsageLogSink`'s JSON
+    line, for `dynamodb-memory ui --usage-log`'s chart."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        path.write_text("")
+
+    def __call__(self, record: UsageRecord) -> None:
+        line = json.dumps({"message": "usage", **record.fields()})
+        with self._lock, self.path.open("a") as out:
+            out.write(line + "\n")
+
+
+def keep(url: str, into: Path) -> int:
+    """Save the demo's tables to `into` as `serve --state` does, for `make ui`."""
+    import boto3
+    from langgraph.store.dynamodb.cli import state
+
+    def client_for(region: str) -> Any:
+        return boto3.client(
+            "dynamodb",
+            endpoint_url=url,
+            region_name=region,
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
+
+    return state.save(client_for, [REGION], into)
+
+
+def run(choice: str = "auto", kept: Path = KEPT) -> None:
+    """The scenario, printed for a person; its tables and usage are kept in `kept` for
+    `make ui` (dynamodb-memory ui)."""
     from langgraph.store.dynamodb.stream.consumer import EXTRACTION_PATTERNS, StreamConsumer
     from langgraph.store.dynamodb.testing import local_endpoint, run_consumer
     from langgraph.store.dynamodb.testing.auto_extract import run_extraction
@@ -148,8 +190,10 @@ def run(choice: str = "auto") -> None:
     )
     # The demo runs its own stream consumer (it may embed with a local model), which also
     # routes the threads' new checkpoints to the extraction queue, as the deployed one does.
+    kept.mkdir(parents=True, exist_ok=True)
+    usage = UsageFile(kept / USAGE_FILE)
     with local_endpoint(embed_stream=False, extraction=False) as url:
-        store = demo_store(url, embedder)
+        store = demo_store(url, embedder, on_usage=usage)
         store.setup()
         console.print(
             f"Table {TABLE} with its vector index is ready at {url}; put() writes once and "
@@ -159,7 +203,7 @@ def run(choice: str = "auto") -> None:
             "memories from them (the emulated Bedrock Converse answers).\n"
         )
         with (
-            demo_saver(url) as saver,
+            demo_saver(url, on_usage=usage) as saver,
             run_extraction(url, REGION, TABLE, store=store) as (extraction, _),
         ):
             extractor = Extractor(store, saver)
@@ -178,15 +222,23 @@ def run(choice: str = "auto") -> None:
                 scenario(agent, store, background, recalls_by=embedder.recalls_by)
                 resume_in_a_second_process(agent, url, embedder)
                 memories_that_form_themselves(agent, store, extractor, background)
+        rows = keep(url, kept / STATE_FILE)
     console.print(f"\n[dim]Done in {time.monotonic() - started:.1f} s.[/]")
+    console.print(
+        f"Kept the table ({rows} rows) in {kept / STATE_FILE} and its usage in "
+        f"{kept / USAGE_FILE}. See the memories with their provenance and history in the "
+        f"browser: [bold]make ui[/] (dynamodb-memory ui --state {kept / STATE_FILE} "
+        f"--usage-log {kept / USAGE_FILE}), then open http://localhost:8485/"
+    )
 
 
-def demo_store(url: str, embedder: Embedder) -> DynamoDBStore:
+def demo_store(url: str, embedder: Embedder, on_usage: UsageHook | None = None) -> DynamoDBStore:
     """Long-term memory: the store on the demo's table at `url`."""
     return DynamoDBStore(
         TABLE,
         region_name=REGION,
         endpoint_url=url,
+        on_usage=on_usage,
         index={
             "dims": embedder.dims,
             "embed": embedder.embeddings,
@@ -196,9 +248,11 @@ def demo_store(url: str, embedder: Embedder) -> DynamoDBStore:
     )
 
 
-def demo_saver(url: str) -> DynamoDBSaver:
+def demo_saver(url: str, on_usage: UsageHook | None = None) -> DynamoDBSaver:
     """Short-term memory: the checkpointer on the same table, its threads keyed by tenant."""
-    return DynamoDBSaver(TABLE, region_name=REGION, endpoint_url=url, tenant_key=TENANT_KEY)
+    return DynamoDBSaver(
+        TABLE, region_name=REGION, endpoint_url=url, tenant_key=TENANT_KEY, on_usage=on_usage
+    )
 
 
 if TYPE_CHECKING:
@@ -406,13 +460,19 @@ def main() -> None:
         help="resume THREAD from the table at --endpoint-url (the demo's second process)",
     )
     parser.add_argument("--endpoint-url", help="the endpoint a running demo serves")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=KEPT,
+        help="where to keep the tables and usage for `make ui` (default: .demo)",
+    )
     args = parser.parse_args()
     if args.resume:
         if not args.endpoint_url:
             parser.error("--resume needs --endpoint-url (the URL the running demo prints)")
         resume(args.resume, args.endpoint_url, args.embedder)
     else:
-        run(args.embedder)
+        run(args.embedder, args.keep)
 
 
 if __name__ == "__main__":
