@@ -527,7 +527,9 @@ class Inspector:
         named = [m for _, m in Ledger(self.store.client, self.table).memories(tenant, thread_id)]
         wanted = list(dict.fromkeys(named))
         found = self.store.batch([GetOp(ns, key, refresh_ttl=False) for ns, key in wanted])
-        deleted, kept, missing = [], [], 0
+        deleted: list[Memory] = []
+        kept: list[Memory] = []
+        missing = 0
         for item in found:
             if not isinstance(item, Item):
                 missing += 1
