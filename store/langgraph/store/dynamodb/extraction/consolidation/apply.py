@@ -56,18 +56,20 @@ LINKS = (STATUS, SUPERSEDED_BY, SUPERSEDED_AT, SUPERSEDES)
 def apply(store: DynamoDBStore, steps: Sequence[Step]) -> int:
     """Apply the steps (again, after a crash: nothing changes twice); returns how many
     write a memory (all but no-ops)."""
-    found = _read(store, [(s.namespace, s.key) for s in steps if s.key is not None])
+    # An add is written expecting no memory at its key (a content key is new far more
+    # often than not): no read first; a refused write reads and redoes.
+    found = _read(store, [(s.namespace, s.key) for s in steps if s.key and s.op != "add"])
     for step in steps:
         if step.key is None:
             continue
         read = found.get((step.namespace, step.key))
         if step.op == "noop":
             if read is not None:
-                _revise(store, step.namespace, step.key, read, _sourced(step))
+                read = _revise(store, step.namespace, step.key, read, _sourced(step))
         elif step.op == "update":
-            _revise(store, step.namespace, step.key, read, _updated(step))
+            read = _revise(store, step.namespace, step.key, read, _updated(step))
         else:
-            _revise(store, step.namespace, step.key, read, _added(step))
+            read = _revise(store, step.namespace, step.key, read, _added(step))
         if step.target is not None:
             settle(store, step.namespace, [step.key, step.target])
         elif read is not None and _linked(read.value):
@@ -260,16 +262,17 @@ def _read(store: DynamoDBStore, memories: Sequence[Memory]) -> dict[Memory, Item
 
 def _revise(
     store: DynamoDBStore, namespace: tuple[str, ...], key: str, read: Item | None, change: Change
-) -> None:
+) -> Item | None:
     """Write `change(value read)` conditionally on the version read; on a lost race, read
-    again and redo. `change` returning None or the value unchanged writes nothing."""
+    again and redo. `change` returning None or the value unchanged writes nothing. Returns
+    the version the change was made to (None: there was none)."""
     for _ in range(MAX_ROUNDS):
         old = dict(read.value) if read is not None else None
         new = change(old)
         if new is None or new == old:
-            return
+            return read
         if store.put_if_unchanged(namespace, key, new, read=read):
-            return
+            return read
         read = store.get(namespace, key)
     raise RuntimeError(
         f"memory {key!r} in {namespace} changed {MAX_ROUNDS} times while being revised; "
