@@ -52,9 +52,12 @@ from langgraph.store.base import PutOp
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.embedders.build import embedder
 from langgraph.store.dynamodb.extraction import (
+    EpisodicMemory,
     ExtractionConfig,
     Extractor,
     SemanticFacts,
+    SessionSummaries,
+    UserPreferences,
 )
 from langgraph.store.dynamodb.extraction.consolidation.nearest import normalized
 from langgraph.store.dynamodb.extraction.strategies.model_call import bedrock_model
@@ -69,7 +72,13 @@ TABLE = "memory-eval"
 TENANT = "eval"
 DIMS = 256
 TOP = 10  # results fetched per question; recall@5 reads the first 5
-NAMESPACE = ("memories", "{tenant}", "{user_id}", "facts")
+# The strategies `--strategies` may name, each into `("memories", tenant, user, name)`.
+STRATEGIES = {
+    "facts": SemanticFacts,
+    "preferences": UserPreferences,
+    "episodes": EpisodicMemory,
+    "summaries": SessionSummaries,
+}
 REPLY = "Noted."
 # With `--model`, Bedrock's runtime is the real service (the table stays emulated); the
 # factory's model brings its own credentials (the emulation sets fake ones in the
@@ -153,7 +162,9 @@ def baseline_text(c: Conversation, n: int, turn: Turn) -> str:
 
 
 def run(
-    factory: Callable[[str], BaseChatModel] | None, conversations: list[Conversation]
+    factory: Callable[[str], BaseChatModel] | None,
+    conversations: list[Conversation],
+    strategies: tuple[str, ...] = ("facts",),
 ) -> dict[str, Any]:
     calls = Calls()
 
@@ -170,8 +181,11 @@ def run(
     ):
         store.setup()
         extractor = Extractor(store, saver, model=model)  # the default: NearestConsolidator
-        strategy = SemanticFacts(name="facts", namespace=NAMESPACE)
-        extractor.set_config(ExtractionConfig(strategies=(strategy,), thread_keys=("user_id",)))
+        configured = tuple(
+            STRATEGIES[name](name=name, namespace=("memories", "{tenant}", "{user_id}", name))
+            for name in strategies
+        )
+        extractor.set_config(ExtractionConfig(strategies=configured, thread_keys=("user_id",)))
         graph = chat_graph(saver)
         turns = 0
         for c in conversations:
@@ -195,8 +209,9 @@ def run(
             "conversations": len(conversations),
             "sessions": sum(len(c.sessions) for c in conversations),
             "turns": turns,
-            "extracted": score(store, conversations, memories=True),
-            "baseline": score(store, conversations, memories=False),
+            "strategies": strategies,
+            "extracted": score(store, conversations, strategies),
+            "baseline": score(store, conversations, ()),
             "calls": calls.sizes,
             "seconds": time.perf_counter() - started,
             "forming_seconds": formed,
@@ -222,8 +237,10 @@ def everything(store: DynamoDBStore, namespace: tuple[str, ...]) -> Iterator[dic
 
 
 def score(
-    store: DynamoDBStore, conversations: list[Conversation], *, memories: bool
+    store: DynamoDBStore, conversations: list[Conversation], strategies: tuple[str, ...]
 ) -> dict[str, Any]:
+    """The measures of the module docstring, for the memories the strategies formed (no
+    strategies: for the raw turns)."""
     found = {5: 0.0, 10: 0.0}
     wins = changed = lost = stale = 0
     duplicates = total = 0
@@ -231,7 +248,7 @@ def score(
     by_kind: dict[str, dict[int, list[float]]] = {}
     for c in conversations:
         for q in c.questions:
-            top = _top(store, c, q, memories=memories)
+            top = _top(store, c, q, strategies)
             kind = by_kind.setdefault(q.kind, {5: [], 10: []})
             for k in (5, 10):
                 said = set().union(*(ids for _, ids in top[:k])) if top else set()
@@ -242,7 +259,7 @@ def score(
             if q.stale:
                 changed += 1
                 wins += _newest_wins(q, [text for text, _ in top[:5]])
-        kept = _kept(store, c, memories=memories)
+        kept = _kept(store, c, strategies)
         for q in c.questions:
             for value in q.stale:
                 stale += 1
@@ -277,27 +294,31 @@ def _newest_wins(q: Question, texts: list[str]) -> bool:
     )
 
 
-def _kept(store: DynamoDBStore, c: Conversation, *, memories: bool) -> list[tuple[str, str]]:
-    """(text, status) of everything kept for the conversation: every memory of each owner,
-    or every raw turn."""
-    if not memories:
+def _kept(
+    store: DynamoDBStore, c: Conversation, strategies: tuple[str, ...]
+) -> list[tuple[str, str]]:
+    """(text, status) of everything kept for the conversation: every memory of each owner
+    and strategy, or every raw turn."""
+    if not strategies:
         return [
             (str(v["text"]), "current") for v in everything(store, ("baseline", TENANT, c.user))
         ]
     return [
         (str(v.get("text", "")), str(v.get("status", "current")))
         for user_id, _ in owners(c)
-        for v in everything(store, ("memories", TENANT, user_id, "facts"))
+        for name in strategies
+        for v in everything(store, ("memories", TENANT, user_id, name))
     ]
 
 
 def _top(
-    store: DynamoDBStore, c: Conversation, q: Question, *, memories: bool
+    store: DynamoDBStore, c: Conversation, q: Question, strategies: tuple[str, ...]
 ) -> list[tuple[str, set[str]]]:
-    if memories:
+    if strategies:
         sources = [
-            RecallSource(("memories", TENANT, user_id, "facts"), limit=TOP, label=speaker)
+            RecallSource(("memories", TENANT, user_id, name), limit=TOP, label=speaker)
             for user_id, speaker in owners(c)
+            for name in strategies
         ]
         found = recall(store, sources, {}, q.text, max_tokens=1_000_000, history=q.history)
         return [(r.text, _ids(dict(r.item.value))) for r in found[:TOP]]
@@ -353,11 +374,11 @@ def report(result: dict[str, Any], label: str, *, dataset: str, command: str) ->
     return f"""# Memory extraction: evaluation ({dataset}; {label})
 
 {result["conversations"]} conversations, {result["sessions"]} sessions (threads),
-{turns} turns; {ext["questions"]} questions of {len(order)} kinds. Strategy: semantic facts;
-consolidation: the extractor's default, `NearestConsolidator` (k=5). Baseline: every turn
-stored and embedded as is. Both searched with the same embedder (`lexical`, {DIMS}
-dimensions: word and trigram overlap, no meaning). Took {result["seconds"]:.0f} s on this
-machine.
+{turns} turns; {ext["questions"]} questions of {len(order)} kinds. Strategies:
+{", ".join(result["strategies"])}; consolidation: the extractor's default,
+`NearestConsolidator` (k=5). Baseline: every turn stored and embedded as is. Both
+searched with the same embedder (`lexical`, {DIMS} dimensions: word and trigram overlap,
+no meaning). Took {result["seconds"]:.0f} s on this machine.
 
     {command}
 
@@ -458,9 +479,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         metavar=("NAME", "FILE"),
         help="another data set: `locomo FILE` (LoCoMo's published JSON)",
     )
+    parser.add_argument(
+        "--strategies",
+        default="facts",
+        help=f"comma-separated, of {', '.join(STRATEGIES)} (default: facts)",
+    )
     parser.add_argument("--out", type=Path, help="write the report (.md) and its plot (.png)")
     args = parser.parse_args(argv)
     factory = load_factory(args.model)
+    strategies = tuple(s.strip() for s in args.strategies.split(",") if s.strip())
+    if not strategies or not set(strategies) <= set(STRATEGIES):
+        parser.error(f"--strategies: some of {', '.join(STRATEGIES)}")
     if args.dataset:
         name, file = args.dataset
         if name != "locomo":
@@ -472,7 +501,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         dataset = "the project's set"
     conversations = conversations[: args.users] if args.users else conversations
     with mock_aws(config=REAL_BEDROCK if factory else None):
-        result = run(factory, conversations)
+        result = run(factory, conversations, strategies)
     label = args.model or "emulated extractor"
     command = "python -m bench.memory_eval " + " ".join(argv or [])
     text = report(result, label, dataset=dataset, command=command.strip())
@@ -480,7 +509,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         text += HONEST
     print(text)
     out = args.out
-    if out is None and factory is None and not args.dataset and not args.users:
+    default = factory is None and not args.dataset and not args.users
+    if out is None and default and strategies == ("facts",):
         out = RESULTS / "memory-eval.md"
     if out is not None:
         out.write_text(text)

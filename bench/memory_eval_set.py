@@ -108,7 +108,7 @@ CHAT = [  # everyday chat; `{...}` filled from the lists below
     "Good morning!",
     "Thanks, that was helpful!",
     "That makes sense, thank you.",
-    "Ok, let's continue later.",
+    "Ok, we can continue later.",
     "Interesting, tell me more.",
     "Remind me what we were talking about?",
     "Can you recommend a good book about {subject}?",

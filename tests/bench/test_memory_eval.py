@@ -133,11 +133,13 @@ def test_locomo_format_is_read_and_scored(tmp_path: Path) -> None:
     assert [q.evidence for q in conversation.questions] == [("D1:1",), ("D2:1", "D1:2"), ("D1:1",)]
 
     out = tmp_path / "report.md"
-    result = main(["--dataset", "locomo", str(path), "--model", OFFLINE, "--out", str(out)])
+    args = ["--dataset", "locomo", str(path), "--model", OFFLINE, "--out", str(out)]
+    result = main([*args, "--strategies", "facts,summaries"])
     extracted, baseline = result["extracted"], result["baseline"]
     # each speaker's facts formed in their own namespace, with the turns' dialogue ids
     assert extracted["by_kind"]["4: single-hop"][5] == 1.0
     assert extracted["by_kind"]["1: multi-hop"][5] == 1.0
     assert extracted["newest_wins"] is None and baseline["recall@10"] == 1.0
     assert result["calls"] and result["turns"] == 4
+    assert result["strategies"] == ("facts", "summaries")
     assert "LoCoMo" in out.read_text() and out.with_suffix(".png").exists()
