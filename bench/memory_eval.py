@@ -427,7 +427,7 @@ def plot(result: dict[str, Any], path: Path, title: str) -> None:
     left.set_ylabel("evidence recall")
     left.set_ylim(0, 1.05)
     left.set_title("Evidence recall by question kind")
-    left.legend(fontsize=8, loc="lower left")
+    left.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=4)
     overall = ["recall@5", "recall@10", "newest wins"]
     values = [[s["recall@5"], s["recall@10"], s["newest_wins"] or 0.0] for s in (ext, base)]
     for i, (vals, name, color) in enumerate(
@@ -437,7 +437,7 @@ def plot(result: dict[str, Any], path: Path, title: str) -> None:
     right.set_xticks(range(3), overall, fontsize=8)
     right.set_ylim(0, 1.05)
     right.set_title("Overall")
-    right.legend(fontsize=8, loc="lower left")
+    right.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path)
@@ -457,11 +457,18 @@ model may miss a fact in passing, word a correction so the rule-free consolidato
 it, or merge two facts. The embedder is lexical (word overlap), for both sides alike: a
 semantic embedder would help the baseline's paraphrased questions and the memories' alike.
 
-The baseline's losses are the set's, not the embedder's alone: with 220 turns a user and
-a third of them on the same subjects, the turn that states a fact competes with many
-turns that share its words; a changed preference leaves all three of its statements among
-the raw turns, ranked by likeness rather than time, so the newest wins only by chance;
-and a fact said in passing sits inside a longer message whose other words dilute it.
+Where the raw turns lose, and why. Their search has no notion of time, so a fact said once
+in the first session is found as easily as one said yesterday, when it was said in a
+short message of its own ("stated once, long before"). They lose where the set is hard
+for a reason a real conversation has: a fact said in passing sits in a longer message
+whose other words dilute it, among short distractors on the same subject (`My boss's
+sister is Lena.`); a changed preference leaves all three statements among the turns,
+ranked by likeness rather than time, so the newest wins only by chance, and the one
+before it competes with the other two; and a question needing two memories needs two
+turns in the top k, each with a single word of the question. Raw turns also keep every
+repetition of everyday chat (their duplicates), and hand the answering model whole
+messages. The extracted memories lose a little at 5 on two-memory questions, where
+other people's facts (`User's boss's home is in ...`) crowd the second memory.
 
 `python -m bench.memory_eval --model module:factory` runs the same set with any LangChain
 chat model (e.g. `ChatBedrockConverse`), and `--dataset locomo FILE` LoCoMo's published
