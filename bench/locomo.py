@@ -21,9 +21,11 @@ question recalls from both. A turn that shared a photo carries its caption
 (`[shares a photo of ...]`), as LoCoMo's own retrieval baselines read it. A session's date
 opens its threads as a system message, and prefixes its turns in the raw-turn baseline.
 
-A question's evidence is its dialogue ids (`D1:3`, the message ids here); entries that
-name no turn of the sample (the published file has a few malformed ones) are dropped, and
-a question left with no evidence is not scored. Categories are reported by number, named
+Questions ask about anything said, not what holds now ("What did Caroline research?"),
+so recall searches superseded memories too (`history=True`). A question's evidence is its
+dialogue ids (`D1:3`, the message ids here); entries that name no turn of the sample (the
+published file has a few malformed ones) are dropped, and a question left with no
+evidence is not scored. Categories are reported by number, named
 as the papers that report on LoCoMo name them (the file holds only the numbers).
 """
 
@@ -81,7 +83,9 @@ def sample(data: dict[str, Any]) -> Conversation:
             continue
         answer = qa.get("answer", qa.get("adversarial_answer", ""))
         category = int(qa.get("category", 0))
-        questions.append(Question(user, str(qa["question"]), str(answer), evidence, kind(category)))
+        questions.append(
+            Question(user, str(qa["question"]), str(answer), evidence, kind(category), history=True)
+        )
     speakers = (str(talk["speaker_a"]), str(talk["speaker_b"]))
     return Conversation(user, tuple(sessions), tuple(questions), speakers, tuple(dates))
 

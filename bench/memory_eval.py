@@ -59,7 +59,7 @@ from langgraph.store.dynamodb.extraction import (
     SessionSummaries,
     UserPreferences,
 )
-from langgraph.store.dynamodb.extraction.consolidation.nearest import normalized
+from langgraph.store.dynamodb.extraction.strategies.candidates import normalized
 from langgraph.store.dynamodb.extraction.strategies.model_call import bedrock_model
 from langgraph.store.dynamodb.recall.recall import RecallSource, recall, tokens
 from langgraph.store.dynamodb.testing import mock_aws
@@ -98,7 +98,7 @@ class Calls(BaseCallbackHandler):
                 if isinstance(generation, ChatGeneration) and isinstance(
                     generation.message, AIMessage
                 ):
-                    usage = generation.message.usage_metadata or {}
+                    usage: dict[str, Any] = dict(generation.message.usage_metadata or {})
                     self.sizes.append(
                         (int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0)))
                     )
@@ -344,6 +344,10 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
+def _lost(s: dict[str, Any]) -> str:
+    return f"{s['stale_lost']} of {s['stale']}" if s["stale"] else "n/a"
+
+
 def report(result: dict[str, Any], label: str, *, dataset: str, command: str) -> str:
     sizes = result["calls"]
     ins = [i for i, _ in sizes] or [0]
@@ -354,11 +358,11 @@ def report(result: dict[str, Any], label: str, *, dataset: str, command: str) ->
     tokens_per_turn = (sum(ins) + sum(outs)) / turns
     rows = [
         f"| extracted memories | {ext['recall@5']:.1%} | {ext['recall@10']:.1%} | "
-        f"{_pct(ext['newest_wins'])} | {ext['stale_lost']} of {ext['stale']} | "
+        f"{_pct(ext['newest_wins'])} | {_lost(ext)} | "
         f"{ext['duplicates_per_100']:.1f} ({ext['items']} current) | {calls_per_turn:.3f} | "
         f"{tokens_per_turn:.0f} | {statistics.median(ins):.0f} | {ext['context_p50']:.0f} |",
         f"| raw turns (baseline) | {base['recall@5']:.1%} | {base['recall@10']:.1%} | "
-        f"{_pct(base['newest_wins'])} | 0 of {base['stale']} (keeps every turn) | "
+        f"{_pct(base['newest_wins'])} | {_lost(base)} (keeps every turn) | "
         f"{base['duplicates_per_100']:.1f} ({base['items']} turns) | 0 | 0 | n/a | "
         f"{base['context_p50']:.0f} |",
     ]

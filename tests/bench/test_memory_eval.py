@@ -36,7 +36,9 @@ class ToolCallingModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "offline-tool-calling"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[Any, BaseMessage]:
+    def bind_tools(  # type: ignore[override]
+        self, tools: Sequence[Any], **kwargs: Any
+    ) -> Runnable[Any, BaseMessage]:
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools])
 
     def _generate(
@@ -48,7 +50,7 @@ class ToolCallingModel(BaseChatModel):
         call = {"name": tool["name"], "args": args_, "id": uuid.uuid4().hex}
         prompt = sum(len(str(m.content)) for m in messages) // 4
         usage = {"input_tokens": prompt, "output_tokens": 10, "total_tokens": prompt + 10}
-        message = AIMessage("", tool_calls=[call], usage_metadata=usage)  # type: ignore[arg-type]
+        message = AIMessage("", tool_calls=[call], usage_metadata=usage)
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
