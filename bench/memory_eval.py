@@ -452,13 +452,13 @@ HONEST = """
 deterministic one (`store/langgraph/store/dynamodb/testing/extractor.py`): it turns
 first-person sentences of fixed shapes (`My X is Y.`, `I prefer ...`, `Actually, ...`)
 into facts and decides consolidation by rule. The set's facts are worded in those shapes,
-so the extracted side finds every fact a competent model would, and also keeps what a
-rule keeps and a model might not (other people's facts such as `User's colleague's dog is
+so offline the extracted side finds every planted fact, and also keeps what a rule keeps
+and a model might not (other people's facts such as `User's colleague's dog is
 Max`, stray `My friend from school is visiting ...`). So the extracted rows measure the
 pipeline (windows, cursors, consolidation's search and conditional writes, supersede
 chains, provenance, recall with and without history), not a model's judgement: a real
-model may miss a fact in passing, word a correction so the rule-free consolidator misses
-it, or merge two facts. The embedder is lexical (word overlap), for both sides alike: a
+model may miss a fact in passing, word a correction so that consolidation does not see
+it as one, or merge two facts. The embedder is lexical (word overlap), for both sides alike: a
 semantic embedder would help the baseline's paraphrased questions and the memories' alike.
 
 Where the raw turns lose, and why. Their search has no notion of time, so a fact said once
@@ -467,12 +467,18 @@ short message of its own ("stated once, long before"). They lose where the set i
 for a reason a real conversation has: a fact said in passing sits in a longer message
 whose other words dilute it, among short distractors on the same subject (`My boss's
 sister is Lena.`); a changed preference leaves all three statements among the turns,
-ranked by likeness rather than time, so the newest wins only by chance, and the one
-before it competes with the other two; and a question needing two memories needs two
+ranked by likeness rather than time, so the newest wins by chance (a little better
+than one in three: the question's "now" is in both corrections), and the one before it
+competes with the other two; and a question needing two memories needs two
 turns in the top k, each with a single word of the question. Raw turns also keep every
 repetition of everyday chat (their duplicates), and hand the answering model whole
 messages. The extracted memories lose a little at 5 on two-memory questions, where
-other people's facts (`User's boss's home is in ...`) crowd the second memory.
+other people's facts (`User's boss's home is in ...`) crowd the second memory. A "before"
+question is recalled with `history=True` (superseded memories shown, marked "no longer
+true since ..."), as an agent asking about the past would; the raw turns have no such
+switch to need.
+
+`make bench` runs this step (`bench/all.py`).
 
 `python -m bench.memory_eval --model module:factory` runs the same set with any LangChain
 chat model (e.g. `ChatBedrockConverse`), and `--dataset locomo FILE` LoCoMo's published
