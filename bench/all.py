@@ -56,7 +56,7 @@ STEPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
         "cli-startup.md",
     ),
     (
-        "memory extraction: evaluation set, emulated extractor vs raw turns",
+        "memory extraction: evaluation set (30 users x 220 turns), emulated extractor vs raw turns",
         ("bench.memory_eval",),
         None,
     ),
