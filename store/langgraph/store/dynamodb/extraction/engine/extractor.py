@@ -47,6 +47,7 @@ from langgraph.store.dynamodb.extraction.engine.reader import (
     ThreadState,
     count_tokens,
     read_thread,
+    said_times,
     window,
 )
 from langgraph.store.dynamodb.extraction.engine.settings_rows import SettingsRows
@@ -369,7 +370,9 @@ class Extractor:
                 else:
                     held[strategy.name] = cursor
             if held:
-                state = read_thread(self.saver, tenant, thread_id, channel=config.messages_channel)
+                state = read_thread(
+                    self.saver, tenant, thread_id, channel=config.messages_channel, recent=True
+                )
             for strategy in strategies:
                 if strategy.name in held:
                     run = _Run(self, config, strategy, held[strategy.name], owner, state)
@@ -567,6 +570,8 @@ class _Run:
         self.released = False
         # Tokens the model spent that the tenant's budget does not count yet.
         self.unspent = 0
+        # When each message the run has to process was said (read once, when needed).
+        self.said: dict[str, float] | None = None
         self.calls = self.input_tokens = self.output_tokens = self.unchanged = 0
 
     def go(self, force: bool) -> StrategyRun:
@@ -653,12 +658,27 @@ class _Run:
         return plan(decisions, namespace, self._said_at), problem
 
     def _said_at(self, candidate: Candidate) -> SaidAt:
-        """When the candidate was said: the checkpoint read, and the place of its newest
-        source message in the thread."""
-        assert self.state is not None
-        places = {m.message_id: i for i, m in enumerate(self.state.messages)}
+        """When the candidate was said: the time its newest source message was first in
+        a checkpoint (the checkpoint read when unknown), and that message's place in the
+        thread."""
+        state = self.state
+        assert state is not None
+        places = {m.message_id: i for i, m in enumerate(state.messages)}
         found = [places[m] for m in candidate.provenance.message_ids if m in places]
-        return [self.state.written_at, float(max(found, default=len(places)))]
+        if not found:
+            return [state.written_at, float(len(places))]
+        newest = state.messages[max(found)].message_id
+        if self.said is None:
+            pending = [m.message_id for m in state.after(self.cursor.message_id)]
+            self.said = said_times(
+                self.x.saver,
+                self.cursor.tenant,
+                self.cursor.thread_id,
+                state,
+                pending,
+                self.config.messages_channel,
+            )
+        return [self.said.get(newest, state.written_at), float(max(found))]
 
     def _apply(
         self, recorded: Window, *, recorded_already: bool = False, final: bool = False

@@ -3,19 +3,30 @@ newest checkpoint and its channel values), and the window of them sent per model
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from langchain_core.messages import BaseMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import CheckpointTuple
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb.extraction.engine.config import Limits
 from langgraph.store.dynamodb.extraction.strategies.transcript import Message
 
 MESSAGES = "messages"
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One checkpoint as the walk back needs it: its id, time and message ids."""
+
+    checkpoint_id: str
+    at: float
+    message_ids: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -27,6 +38,10 @@ class ThreadState:
     written_at: float
     messages: tuple[Message, ...]
     values: dict[str, str] = field(default_factory=dict)
+    # The newest checkpoints read with it, newest first (`Seen`), and whether they reach
+    # back to the thread's first.
+    recent: tuple[Seen, ...] = ()
+    complete: bool = False
 
     def after(self, message_id: str | None) -> tuple[Message, ...]:
         """The messages after `message_id` (all when None, or when it is no longer in the
@@ -58,14 +73,27 @@ def read_thread(
     thread_id: str,
     checkpoint_id: str | None = None,
     channel: str = MESSAGES,
+    *,
+    recent: bool = False,
 ) -> ThreadState | None:
-    """The thread's newest checkpoint (or `checkpoint_id`), None when it has none."""
+    """The thread's newest checkpoint (or `checkpoint_id`), None when it has none; with
+    `recent`, read with the few before it in the same requests (`said_times` starts from
+    them)."""
     config = thread_config(saver, tenant, thread_id)
+    if recent and checkpoint_id is None:
+        page = list(saver.list(config, limit=FIRST_PAGE))
+        if not page:
+            return None
+        state = _state(page[0], channel)
+        seen = tuple(_seen(found, channel) for found in page)
+        return replace(state, recent=seen, complete=len(page) < FIRST_PAGE)
     if checkpoint_id is not None:
         config["configurable"]["checkpoint_id"] = checkpoint_id
     found = saver.get_tuple(config)
-    if found is None:
-        return None
+    return None if found is None else _state(found, channel)
+
+
+def _state(found: CheckpointTuple, channel: str) -> ThreadState:
     checkpoint = found.checkpoint
     cp_id = str(checkpoint["id"])
     raw = checkpoint["channel_values"].get(channel) or []
@@ -74,6 +102,63 @@ def read_thread(
     )
     values = {k: v for k, v in (found.metadata or {}).items() if isinstance(v, str)}
     return ThreadState(cp_id, _epoch(checkpoint.get("ts")), messages, values)
+
+
+def _seen(found: CheckpointTuple, channel: str) -> Seen:
+    raw = found.checkpoint["channel_values"].get(channel) or []
+    ids = frozenset(_id(m, i) for i, m in enumerate(raw) if isinstance(m, BaseMessage))
+    return Seen(str(found.checkpoint["id"]), _epoch(found.checkpoint.get("ts")), ids)
+
+
+# Checkpoints read per page of the walk back (`said_times`): the first page, read with
+# the thread, covers a turn of an agent that calls a tool (input, model, tool, model) and
+# the checkpoint before it.
+FIRST_PAGE = 6
+LATER_PAGES = 16
+
+
+def said_times(
+    saver: DynamoDBSaver,
+    tenant: str,
+    thread_id: str,
+    state: ThreadState,
+    message_ids: Sequence[str],
+    channel: str = MESSAGES,
+) -> dict[str, float]:
+    """When each message was said: the time of the oldest checkpoint holding it, walking
+    the thread's checkpoints back from the newest (those read with `state` first) until
+    one holds none of them; a window of many turns reads further back."""
+    wanted = set(message_ids)
+    said: dict[str, float] = {}
+    pages: Iterator[Seen] = iter(state.recent)
+    if not state.complete:
+        pages = itertools.chain(pages, _older(saver, tenant, thread_id, state, channel))
+    for seen in pages:
+        held = seen.message_ids & wanted
+        if not held:
+            break
+        said.update(dict.fromkeys(held, seen.at))
+    return said
+
+
+def _older(
+    saver: DynamoDBSaver, tenant: str, thread_id: str, state: ThreadState, channel: str
+) -> Iterator[Seen]:
+    """The checkpoints before those read with `state` (all of them, from the newest,
+    when it has none), newest first, a page at a time."""
+    config = thread_config(saver, tenant, thread_id)
+    oldest = state.recent[-1].checkpoint_id if state.recent else None
+    limit = LATER_PAGES if state.recent else FIRST_PAGE
+    while True:
+        before = None
+        if oldest is not None:
+            before = thread_config(saver, tenant, thread_id)
+            before["configurable"]["checkpoint_id"] = oldest
+        page = list(saver.list(config, before=before, limit=limit))
+        yield from (_seen(found, channel) for found in page)
+        if len(page) < limit:
+            return
+        oldest, limit = str(page[-1].checkpoint["id"]), LATER_PAGES
 
 
 def window(messages: Sequence[Message], limits: Limits) -> tuple[Message, ...]:
@@ -93,9 +178,13 @@ def count_tokens(message: Message) -> int:
     return int(count_tokens_approximately([(message.role, message.text)]))
 
 
+def _id(message: BaseMessage, index: int) -> str:
+    return message.id or f"index-{index}"
+
+
 def _message(message: BaseMessage, index: int, checkpoint_id: str) -> Message:
     return Message(
-        message_id=message.id or f"index-{index}",
+        message_id=_id(message, index),
         role=message.type,
         text=message.text,
         checkpoint_id=checkpoint_id,
