@@ -157,6 +157,30 @@ def test_handler_imports_from_the_asset_alone(asset: Built) -> None:
     print(f"cold import of embedder.handler: {float(result.stdout.split()[-2]):.2f} s")
 
 
+# Prints which of the modules named in argv[3:] the handler argv[2] loaded on import.
+LOADED = """
+import importlib, json, os, sys
+sys.path[:0] = sys.argv[1].split(os.pathsep)
+importlib.import_module(sys.argv[2])
+print(json.dumps([name for name in sys.argv[3:] if name in sys.modules]))
+"""
+
+
+def loaded_on_import(asset: Built, handler: str, modules: tuple[str, ...]) -> list[str]:
+    """Which of `modules` importing `handler` from `asset` loads."""
+    result = in_asset(asset, LOADED, {"AWS_DEFAULT_REGION": "us-east-1"}, args=(handler, *modules))
+    assert result.returncode == 0, result.stderr
+    loaded: list[str] = json.loads(result.stdout.splitlines()[-1])
+    return loaded
+
+
+def test_the_import_leaves_langchain_aws_for_the_first_batch(asset: Built) -> None:
+    """The Bedrock client's integration (and LangSmith under it) loads with the consumer,
+    on the first batch; Powertools' parser models never (Powertools comes before pydantic)."""
+    modules = ("langchain_aws", "langsmith", "aws_lambda_powertools.utilities.parser")
+    assert loaded_on_import(asset, "embedder.handler", modules) == []
+
+
 def test_handler_embeds_a_stream_batch_from_the_asset_alone(asset: Built) -> None:
     """A real invocation: the records a put left on the emulated table's stream, delivered
     as Lambda would; the handler (Bedrock through langchain_aws, DynamoDB, Powertools'

@@ -7,7 +7,6 @@ runtime's Python."""
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,8 +43,8 @@ from .test_bundle import (
     AssetHandler,
     assert_holds_no_dependency,
     assert_ships_only_its_handler,
-    in_asset,
     layers_imported,
+    loaded_on_import,
     run_handler,
 )
 
@@ -112,13 +111,6 @@ def test_the_handler_extracts_a_thread_from_the_asset_alone(asset: Built, url: s
     assert not sqs.receive_message(QueueUrl=dead).get("Messages")
 
 
-# Prints which of the modules the first model call loads are loaded after the import.
-LOADED = """
-import importlib, json, os, sys
-sys.path[:0] = sys.argv[1].split(os.pathsep)
-importlib.import_module("extractor.handler")
-print(json.dumps([name for name in sys.argv[2:] if name in sys.modules]))
-"""
 # What the handler's import leaves for the first model call (`model_call`): LangChain's
 # chat model base with LangSmith's tracing, and langchain-aws; and what Powertools loads
 # only when pydantic comes first (the handler imports Powertools' batch module first).
@@ -132,9 +124,7 @@ NOT_ON_IMPORT = (
 
 
 def test_the_import_leaves_the_chat_model_stack_for_the_first_model_call(asset: Built) -> None:
-    result = in_asset(asset, LOADED, {"AWS_DEFAULT_REGION": "us-east-1"}, args=NOT_ON_IMPORT)
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout.splitlines()[-1]) == []
+    assert loaded_on_import(asset, "extractor.handler", NOT_ON_IMPORT) == []
 
 
 def test_the_asset_ships_exactly_the_layers_the_handler_imports(asset: Built) -> None:
