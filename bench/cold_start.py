@@ -10,9 +10,9 @@ Each import runs in a fresh `python -I -S -B`: only the standard library, the co
 and the layer on the path, and nothing written into either (Lambda's /var/task and /opt
 are read-only, so a module without a .pyc is compiled on every cold start). One
 unmeasured import first warms the page cache: "cold" is a new interpreter, not a cold
-disk. Median of `--runs`.
+disk. Median of `--runs`, the builds taking turns.
 
-    python -m bench.cold_start [--runs 7]
+    python -m bench.cold_start [--runs 9]
 """
 
 from __future__ import annotations
@@ -98,33 +98,45 @@ def megabytes(root: Path) -> float:
     return sum(path.stat().st_size for path in root.rglob("*") if path.is_file()) / 1e6
 
 
-def measure(built: Built, handler: str, runs: int) -> dict[str, float]:
-    """Median and fastest import seconds and median first-call seconds (of `runs`), sizes
-    in MB of the code asset and the layer, files and pycs of both."""
-    import_seconds(built, handler)
-    timed = [import_seconds(built, handler) for _ in range(runs)]
-    files = built.files()
-    return {
-        "seconds": statistics.median(seconds for seconds, _ in timed),
-        "fastest": min(seconds for seconds, _ in timed),
-        "first_call": statistics.median(first for _, first in timed),
-        "code_mb": megabytes(built.code),
-        "layer_mb": megabytes(built.layer),
-        "files": len(files),
-        "pycs": sum(path.suffix == ".pyc" for path in files),
-    }
+def measure(
+    builds: dict[tuple[str, str], tuple[Built, str]], runs: int
+) -> dict[tuple[str, str], dict[str, float]]:
+    """For each build: median and fastest import seconds and median first-call seconds (of
+    `runs`), sizes in MB of the code asset and the layer, files and pycs of both. The
+    builds take turns, one import each per round, so a burst of load on the machine falls
+    on every row alike."""
+    for built, handler in builds.values():
+        import_seconds(built, handler)  # warms the page cache
+    timed: dict[tuple[str, str], list[tuple[float, float]]] = {key: [] for key in builds}
+    for _ in range(runs):
+        for key, (built, handler) in builds.items():
+            timed[key].append(import_seconds(built, handler))
+    measured = {}
+    for key, (built, _) in builds.items():
+        files = built.files()
+        measured[key] = {
+            "seconds": statistics.median(seconds for seconds, _ in timed[key]),
+            "fastest": min(seconds for seconds, _ in timed[key]),
+            "first_call": statistics.median(first for _, first in timed[key]),
+            "code_mb": megabytes(built.code),
+            "layer_mb": megabytes(built.layer),
+            "files": len(files),
+            "pycs": sum(path.suffix == ".pyc" for path in files),
+        }
+    return measured
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7, help="imports measured per asset")
+    parser.add_argument("--runs", type=int, default=9, help="imports measured per asset")
     args = parser.parse_args()
     print(
         f"Cold import of each handler from its code asset and the shared dependency layer, "
         f"built for this machine (Python {platform.python_version()}, {platform.machine()}), "
-        f"median (and fastest) of {args.runs} fresh `python -I -S -B`; goal: at most "
-        f'{GOAL_SECONDS} s shipped. "First call adds": the modules the handler loads when '
-        "it first calls a model (not on import), timed after the import (median).\n"
+        f"median (and fastest) of {args.runs} fresh `python -I -S -B`, the four builds in "
+        f'turn; goal: at most {GOAL_SECONDS} s shipped. "First call adds": the modules the '
+        "handler loads when it first calls a model (not on import), timed after the import "
+        "(median).\n"
     )
     print(
         "| function | asset | import (s) | fastest (s) | first call adds (s) | code (MB) "
@@ -133,22 +145,27 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     assets: tuple[Asset, ...] = (EMBEDDER, EXTRACTOR)
     with tempfile.TemporaryDirectory() as scratch:
+        builds = {}
         for title, slim in VARIANTS:
             layer = Path(scratch, f"layer-{slim}")
             build_layer(layer, HOST, slim=slim)
             for asset in assets:
                 out = Path(scratch, f"{asset.handler}-{slim}")
                 built = build(out, asset, HOST, slim=slim, layer=layer)
-                m = measure(built, asset.handler, args.runs)
-                print(
-                    f"| {asset.handler} | {title} | {m['seconds']:.2f} | {m['fastest']:.2f} "
-                    f"| {m['first_call']:.2f} "
-                    f"| {m['code_mb']:.1f} | {m['layer_mb']:.0f} | {m['files']:.0f} "
-                    f"| {m['pycs']:.0f} |"
-                )
+                builds[asset.handler, title] = (built, asset.handler)
+        load = os.getloadavg()[0]
+        measured = measure(builds, args.runs)
+        for (handler, title), m in measured.items():
+            print(
+                f"| {handler} | {title} | {m['seconds']:.2f} | {m['fastest']:.2f} "
+                f"| {m['first_call']:.2f} | {m['code_mb']:.1f} | {m['layer_mb']:.0f} "
+                f"| {m['files']:.0f} | {m['pycs']:.0f} |"
+            )
     print(
         "\nThe layer is one asset, uploaded once and shared by both functions; each "
-        "function's own upload is its code asset."
+        "function's own upload is its code asset. The machine's load average (1 min) was "
+        f"{load:.1f} before the imports and {os.getloadavg()[0]:.1f} after, on "
+        f"{os.cpu_count()} CPUs: other work on the machine slows every row alike."
     )
 
 
