@@ -46,7 +46,7 @@ STEPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
         "checkpoint.md",
     ),
     (
-        "stream consumer: cold import and asset size",
+        "Lambdas: cold import of both handlers, code assets and the shared layer",
         ("bench.cold_start",),
         "cold-start.md",
     ),

@@ -48,6 +48,7 @@ from .bundling import (
     EXTRACTOR,
     PYTHON,
     RUNTIME,
+    dependency_layer_code,
     interpreter,
     lambda_code,
     no_bytecode_warning,
@@ -81,9 +82,10 @@ class MemoryBackend(Construct):
     """A production memory backend for `DynamoDBStore`.
 
     Exposes `table` (the L1 table: the L2 has no vector indexes), `table_name`,
-    `table_arn`, `stream_arn`, `index_name`, `index_arn`, `function` (the stream
-    consumer), `dlq`, `extraction_queue`, `extractor` (the extraction Lambda) and its
-    `extraction_dlq`, `alarm_topic` (encrypted with `alarm_key`), `alarms` and `settings`;
+    `table_arn`, `stream_arn`, `index_name`, `index_arn`, `dependencies` (the Lambda layer
+    both functions share), `function` (the stream consumer), `dlq`, `extraction_queue`,
+    `extractor` (the extraction Lambda) and its `extraction_dlq`, `alarm_topic` (encrypted
+    with `alarm_key`), `alarms` and `settings`;
     `grant_memory_access` gives an app's role what the store needs, `grant_purge` an
     operator's role what a purge needs, and `store_config` what the app passes to the store.
     """
@@ -132,6 +134,15 @@ class MemoryBackend(Construct):
                 max_receive_count=MAX_RECEIVES, queue=self.extraction_dlq
             ),
             removal_policy=removal,
+        )
+        # What both functions import but their own code: one layer, uploaded once.
+        self.dependencies = lambda_.LayerVersion(
+            self,
+            "Dependencies",
+            description="The memory backend's Lambdas' Python dependencies, with bytecode",
+            code=dependency_layer_code(),
+            compatible_runtimes=[RUNTIME],
+            compatible_architectures=[lambda_.Architecture.ARM_64],
         )
         self.function = self._consumer(removal)
         self.extractor = self._extractor(removal)
@@ -346,6 +357,7 @@ class MemoryBackend(Construct):
             architecture=lambda_.Architecture.ARM_64,
             handler=EMBEDDER.entry,
             code=lambda_code(EMBEDDER),
+            layers=[self.dependencies],
             role=role,
             log_group=log_group,
             memory_size=1024,
@@ -402,6 +414,7 @@ class MemoryBackend(Construct):
             architecture=lambda_.Architecture.ARM_64,
             handler=EXTRACTOR.entry,
             code=lambda_code(EXTRACTOR),
+            layers=[self.dependencies],
             role=role,
             log_group=log_group,
             memory_size=1024,

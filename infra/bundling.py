@@ -1,8 +1,18 @@
-"""The Lambda assets (the stream consumer's and the extraction worker's), bundled locally
-(no Docker): each holds its own handler's folder under `lambdas/` and the library's layers
-that handler imports (`Asset`: `EMBEDDER`, `EXTRACTOR`), and the library's runtime
-dependencies installed by pip as wheels for the Lambda platform, less what the handlers
-never import, with bytecode compiled for the runtime's Python.
+"""The Lambda assets, bundled locally (no Docker): one code asset per function (the stream
+consumer's and the extraction worker's), which holds its own handler's folder under
+`lambdas/` and the library's layers that handler imports (`Asset`: `EMBEDDER`,
+`EXTRACTOR`), and one dependency layer both functions share (`dependency_layer_code`): the
+library's runtime dependencies installed by pip as wheels for the Lambda platform, less
+what the handlers never import, under `python/` (Lambda puts a layer's `python/` folder on
+the path, after the function's code). Everything ships with bytecode compiled for the
+runtime's Python.
+
+Why a shared layer rather than two slimmer self-contained assets: the two handlers import
+the same dependencies (boto3, Powertools, langchain-core, langchain-aws, pydantic; the
+extractor adds langgraph's checkpoint base, a few hundred KB), so per-function dependency
+sets would still be two uploads of almost the same 170 MB. The layer is uploaded once and
+its hash covers only the requirements and this recipe, so a change to a handler or to the
+library rebuilds and redeploys a code asset of a few hundred KB, never the dependencies.
 
 Bytecode: `/var/task` is read-only, so without a `.pyc` for the runtime's Python every cold
 start compiles every module it imports. The pycs are hash-based and unchecked: CDK zips
@@ -109,6 +119,8 @@ EXTRACTOR = Asset(
         SAVER_PATH,
     ),
 )
+# Where Lambda looks for Python modules in a layer (unzipped at /opt: /opt/python).
+LAYER_FOLDER = "python"
 # Never shipped: this machine's bytecode.
 NOT_SHIPPED = ("__pycache__", "*.pyc")
 # The library's extra that holds what only the Lambda adds (Powertools' X-Ray tracer).
@@ -187,16 +199,55 @@ def runtime_requirements() -> list[str]:
     )
 
 
-def build(out: Path, asset: Asset, target: Target = LAMBDA_ARM64, *, slim: bool = True) -> None:
-    """Write `asset` into `out`: dependencies, the library's layers and the handler's
-    folder. With `slim=False`, dependencies as before issue 19 (all pip installed, no
-    bytecode): the bench's baseline."""
-    python = interpreter(target.python) if slim else None
-    if slim and python is None:
-        print(f"warning: {no_bytecode_warning(target.python)}", file=sys.stderr)
+@dataclass(frozen=True)
+class Built:
+    """A function as Lambda runs it: its code asset (`code`, Lambda's /var/task) and the
+    dependency layer (`layer`, unzipped at /opt); `path`, what the runtime puts first on
+    `sys.path`: the code, then the layer's `python/` folder."""
+
+    code: Path
+    layer: Path
+
+    @property
+    def path(self) -> tuple[Path, ...]:
+        return (self.code, self.layer / LAYER_FOLDER)
+
+    def files(self) -> list[Path]:
+        """Every file of the code asset and of the layer."""
+        return [p for root in (self.code, self.layer) for p in root.rglob("*") if p.is_file()]
+
+
+def build(
+    out: Path,
+    asset: Asset,
+    target: Target = LAMBDA_ARM64,
+    *,
+    slim: bool = True,
+    layer: Path | None = None,
+) -> Built:
+    """Write `asset`'s code into `out/code` and the dependency layer into `out/layer`
+    (or reuse the layer already built at `layer`). With `slim=False`, dependencies as
+    before issue 19 (all pip installed, no bytecode): the bench's baseline."""
+    if layer is None:
+        layer = out / "layer"
+        build_layer(layer, target, slim=slim)
+    build_code(out / "code", asset, target, slim=slim)
+    return Built(out / "code", layer)
+
+
+def build_layer(out: Path, target: Target = LAMBDA_ARM64, *, slim: bool = True) -> None:
+    """Write the dependency layer into `out`: the dependencies under `python/`."""
+    python = _compiler(target) if slim else None
     dependencies = _slim_dependencies(target, python) if slim else _installed(target)
+    shutil.copytree(dependencies, out / LAYER_FOLDER, dirs_exist_ok=True)
+
+
+def build_code(
+    out: Path, asset: Asset, target: Target = LAMBDA_ARM64, *, slim: bool = True
+) -> None:
+    """Write `asset`'s code into `out`: the library's layers and the handler's folder."""
+    python = _compiler(target) if slim else None
     out.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(dependencies, out, dirs_exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         own = Path(scratch)
         for source, placed in asset.sources():
@@ -211,41 +262,76 @@ def build(out: Path, asset: Asset, target: Target = LAMBDA_ARM64, *, slim: bool 
 
 
 def source_hash(asset: Asset, target: Target = LAMBDA_ARM64) -> str:
-    """Changes whenever `asset` would: its own library or handler sources (each by where it
-    lands in the asset, so another handler's change leaves it alone), requirements,
-    target, this recipe, the interpreter compiling the bytecode."""
-    digest = hashlib.sha256(_recipe(target, runtime_requirements(), asset))
+    """Changes whenever `asset`'s code would: its own library or handler sources (each by
+    where it lands in the asset, so another handler's change leaves it alone), target,
+    this recipe, the interpreter compiling the bytecode. Not the requirements: they are
+    the layer's."""
+    digest = hashlib.sha256(_recipe(target, "code", asset))
     for placed, path in sorted(_sources(asset)):
         digest.update(str(placed).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
+def layer_hash(target: Target = LAMBDA_ARM64) -> str:
+    """Changes whenever the dependency layer would: requirements, target, this recipe, the
+    interpreter compiling the bytecode. No source of the library or of a handler."""
+    return hashlib.sha256(_recipe(target, "layer", runtime_requirements())).hexdigest()
+
+
 def lambda_code(asset: Asset, target: Target = LAMBDA_ARM64) -> lambda_.Code:
-    """A Lambda code asset holding `asset` (`EMBEDDER`, `EXTRACTOR`), bundled locally.
-    The image is never pulled: local bundling always succeeds or raises."""
+    """A Lambda code asset holding `asset`'s code (`EMBEDDER`, `EXTRACTOR`), bundled
+    locally; its dependencies are the layer's (`dependency_layer_code`)."""
+    return _local_asset(
+        HANDLERS / asset.handler,
+        source_hash(asset, target),
+        functools.partial(build_code, asset=asset, target=target),
+    )
+
+
+def dependency_layer_code(target: Target = LAMBDA_ARM64) -> lambda_.Code:
+    """The code of the layer both functions share: the runtime dependencies, bundled
+    locally (cached), under `python/`."""
+    return _local_asset(
+        Path(__file__).parent,
+        layer_hash(target),
+        functools.partial(build_layer, target=target),
+    )
+
+
+def _local_asset(source: Path, asset_hash: str, bundle: Callable[[Path], None]) -> lambda_.Code:
+    """A code asset keyed by `asset_hash` and written by `bundle(output_dir)`. `source` is
+    never read (the hash is custom) and the image never pulled: local bundling always
+    succeeds or raises."""
     return lambda_.Code.from_asset(
-        str(HANDLERS / asset.handler),
+        str(source),
         asset_hash_type=AssetHashType.CUSTOM,
-        asset_hash=source_hash(asset, target),
+        asset_hash=asset_hash,
         bundling=BundlingOptions(
             image=DockerImage.from_registry("local-bundling-only"),
-            local=LocalBundling(asset, target),
+            local=LocalBundling(bundle),
         ),
     )
 
 
 @jsii.implements(ILocalBundling)
 class LocalBundling:
-    """CDK's local bundling hook: runs `build` into the asset's output directory."""
+    """CDK's local bundling hook: runs `bundle` into the asset's output directory."""
 
-    def __init__(self, asset: Asset, target: Target) -> None:
-        self.asset = asset
-        self.target = target
+    def __init__(self, bundle: Callable[[Path], None]) -> None:
+        self.bundle = bundle
 
     def try_bundle(self, output_dir: str, *args: Any, **kwargs: Any) -> bool:
-        build(Path(output_dir), self.asset, self.target)
+        self.bundle(Path(output_dir))
         return True
+
+
+def _compiler(target: Target) -> Interpreter | None:
+    """The interpreter compiling `target`'s bytecode; None, with a warning, if none."""
+    python = interpreter(target.python)
+    if python is None:
+        print(f"warning: {no_bytecode_warning(target.python)}", file=sys.stderr)
+    return python
 
 
 def _for_lambda(marker: Marker | None) -> bool:

@@ -1,7 +1,8 @@
 """One synthesized memory stack for the infra tests (jsii starts a Node process: synth once).
 
 Bundling is skipped here (context `aws:cdk:bundling-stacks` = []): the template does not
-depend on the asset's contents. `test_bundle.py` builds real assets.
+depend on the asset's contents. `test_bundle.py` builds real assets, on the dependency
+layer built once here (`host_layer`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from aws_cdk import App
 from aws_cdk.assertions import Template
 
 from infra.app import build
+from infra.bundling import HOST, build_layer
 from infra.stack import MemoryStack
 
 NO_BUNDLING = {"aws:cdk:bundling-stacks": []}
@@ -86,3 +88,12 @@ def customized(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Synthesized
         tags='{"team": "agents", "cost-center": "42"}',
         tracing="true",
     )
+
+
+@pytest.fixture(scope="session")
+def host_layer(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The dependency layer both functions share, built once for this machine (the Lambda
+    build's wheels are aarch64)."""
+    layer = tmp_path_factory.mktemp("layer")
+    build_layer(layer, HOST)
+    return layer

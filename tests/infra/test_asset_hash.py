@@ -1,6 +1,8 @@
-"""Each Lambda's asset hash (`source_hash`, CDK's custom asset hash) covers only what that
-asset ships: a change to one handler, or to a layer only one of them imports, redeploys
-that function alone; a change to a layer both import redeploys both. Checked on a copy of
+"""Each Lambda's code asset hash (`source_hash`, CDK's custom asset hash) covers only what
+that asset ships: a change to one handler, or to a library layer only one of them imports,
+redeploys that function alone; a change to a library layer both import redeploys both.
+The dependency layer both share (`layer_hash`) changes with the requirements alone: no
+edit of the library or of a handler rebuilds or re-uploads it. Checked on a copy of
 `lambdas/` and `store/`, edited, as the bundler reads them."""
 
 from __future__ import annotations
@@ -11,7 +13,15 @@ from pathlib import Path
 import pytest
 
 from infra import bundling
-from infra.bundling import EMBEDDER, EXTRACTOR, HANDLERS, LIBRARY, NOT_SHIPPED, source_hash
+from infra.bundling import (
+    EMBEDDER,
+    EXTRACTOR,
+    HANDLERS,
+    LIBRARY,
+    NOT_SHIPPED,
+    layer_hash,
+    source_hash,
+)
 
 from .conftest import Synthesized
 
@@ -19,7 +29,8 @@ ASSETS = {"embedder": EMBEDDER, "extractor": EXTRACTOR}
 
 
 def hashes() -> dict[str, str]:
-    return {name: source_hash(asset) for name, asset in ASSETS.items()}
+    """Each function's code asset hash, and the dependency layer's (`layer`)."""
+    return {"layer": layer_hash(), **{name: source_hash(a) for name, a in ASSETS.items()}}
 
 
 @pytest.fixture
@@ -35,7 +46,7 @@ def sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_the_two_assets_hash_apart() -> None:
     in_repository = hashes()
-    assert in_repository["embedder"] != in_repository["extractor"]
+    assert len(set(in_repository.values())) == 3
 
 
 def test_a_copy_of_the_sources_hashes_as_the_repository(sources: Path) -> None:
@@ -70,7 +81,19 @@ def test_an_edit_redeploys_exactly_the_functions_that_ship_it(
     path = sources / edited
     path.write_text(path.read_text() + "\n# edited\n")
     after = hashes()
-    assert {name for name in ASSETS if after[name] != before[name]} == redeployed
+    assert {name for name in after if after[name] != before[name]} == redeployed
+
+
+def test_a_change_of_requirements_rebuilds_the_layer_alone(
+    sources: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new dependency changes the layer (a new layer version, which both functions then
+    use), not the code assets."""
+    before = hashes()
+    requirements = bundling.runtime_requirements()
+    monkeypatch.setattr(bundling, "runtime_requirements", lambda: [*requirements, "six>=1.16"])
+    after = hashes()
+    assert {name for name in after if after[name] != before[name]} == {"layer"}
 
 
 def test_a_new_handler_folder_redeploys_neither(sources: Path) -> None:
@@ -81,8 +104,8 @@ def test_a_new_handler_folder_redeploys_neither(sources: Path) -> None:
 
 
 def test_each_function_deploys_its_own_asset(synthesized: Synthesized) -> None:
-    """Each function runs its own asset's handler from an asset of its own (CDK keys an
-    asset's object by its hash)."""
+    """Each function runs its own asset's handler from a code asset of its own (CDK keys
+    an asset's object by its hash) ..."""
     functions = {
         name: synthesized.one("AWS::Lambda::Function", name.capitalize())["Properties"]
         for name in ASSETS
@@ -90,4 +113,9 @@ def test_each_function_deploys_its_own_asset(synthesized: Synthesized) -> None:
     assert {name: function["Handler"] for name, function in functions.items()} == {
         name: asset.entry for name, asset in ASSETS.items()
     }
-    assert len({function["Code"]["S3Key"] for function in functions.values()}) == len(ASSETS)
+    keys = {function["Code"]["S3Key"] for function in functions.values()}
+    assert len(keys) == len(ASSETS)
+    # ... and both the one dependency layer, an asset of its own.
+    [(layer_id, layer)] = synthesized.resources("AWS::Lambda::LayerVersion").items()
+    assert all(function["Layers"] == [{"Ref": layer_id}] for function in functions.values())
+    assert layer["Properties"]["Content"]["S3Key"] not in keys

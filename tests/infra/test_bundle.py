@@ -1,6 +1,7 @@
-"""The consumer's asset: built locally by pip, it holds the handler and everything it
-imports, with bytecode for the runtime's Python, and nothing the handler never imports;
-`cdk.json` synthesizes the app offline (no AWS credentials)."""
+"""The consumer's code asset and the dependency layer: built locally by pip, the two hold
+the handler and everything it imports, with bytecode for the runtime's Python, and
+nothing the handler never imports; the code asset holds no dependency, the layer nothing
+of this repository; `cdk.json` synthesizes the app offline (no AWS credentials)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from infra.bundling import (
     EXTRACTOR,
     HANDLERS,
     HOST,
+    LAYER_FOLDER,
     LIBRARY,
     PACKAGE_PATH,
     PYTHON,
@@ -34,6 +36,7 @@ from infra.bundling import (
     RUNTIME,
     SAVER_PATH,
     Asset,
+    Built,
     build,
     interpreter,
     no_bytecode_warning,
@@ -46,8 +49,8 @@ def run_handler(function: str, module: str, timeout_ms: int) -> str:
     """A script running one invocation of the Lambda `function` (handler `module`) in the
     asset: the event on stdin, the response as the last line."""
     return f"""
-import json, sys
-sys.path.insert(0, sys.argv[1])
+import json, os, sys
+sys.path[:0] = sys.argv[1].split(os.pathsep)
 import {module}.handler
 
 class Context:
@@ -70,11 +73,10 @@ RUN_HANDLER = run_handler("memory-embedder", "embedder", 60_000)
 
 
 @pytest.fixture(scope="module")
-def asset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The slim asset built for this machine (the Lambda build's wheels are aarch64)."""
-    out = tmp_path_factory.mktemp("asset")
-    build(out, EMBEDDER, HOST)
-    return out
+def asset(tmp_path_factory: pytest.TempPathFactory, host_layer: Path) -> Built:
+    """The slim code asset built for this machine, with the dependency layer (the Lambda
+    build's wheels are aarch64)."""
+    return build(tmp_path_factory.mktemp("asset"), EMBEDDER, HOST, layer=host_layer)
 
 
 def handler_folders(asset: Path) -> set[str]:
@@ -90,13 +92,38 @@ def assert_ships_only_its_handler(asset: Path, shipped: Asset) -> None:
     assert not (asset / "__init__.py").exists()
 
 
+def assert_holds_no_dependency(code: Path) -> None:
+    """The code asset holds the library and the handler, and no dependency: those are the
+    layer's."""
+    assert {path.name for path in code.iterdir()} - {"__pycache__"} <= {"langgraph"} | {
+        path.name for path in HANDLERS.iterdir()
+    }
+    assert not list(code.glob("*.dist-info"))
+    assert not (code / "langgraph" / "store" / "base").exists()
+
+
+def assert_holds_nothing_of_this_repository(layer: Path) -> None:
+    """The layer holds the dependencies under python/, and no file of the library or of a
+    handler (their changes must never rebuild it)."""
+    assert [path.name for path in layer.iterdir()] == [LAYER_FOLDER]
+    python = layer / LAYER_FOLDER
+    assert not (python / PACKAGE_PATH).exists() and not (python / SAVER_PATH).exists()
+    assert not {path.name for path in python.iterdir()} & {path.name for path in HANDLERS.iterdir()}
+
+
+def path_of(asset: Built) -> str:
+    """`asset.path` as one argument: the code, then the layer's python/ folder."""
+    return os.pathsep.join(map(str, asset.path))
+
+
 def in_asset(
-    asset: Path, script: str, env: dict[str, str], stdin: str = "", args: tuple[str, ...] = ()
+    asset: Built, script: str, env: dict[str, str], stdin: str = "", args: tuple[str, ...] = ()
 ) -> subprocess.CompletedProcess[str]:
-    """Run `script` on `asset` alone: `-I -S` leaves only the standard library on the path,
-    `-B` writes nothing into the asset (Lambda's /var/task is read-only)."""
+    """Run `script` on `asset` alone (its code, then its layer, as Lambda's path has them;
+    the script reads them from argv[1]): `-I -S` leaves only the standard library on the
+    path, `-B` writes nothing into the asset (Lambda's /var/task and /opt are read-only)."""
     return subprocess.run(
-        [sys.executable, "-I", "-S", "-B", "-c", script, str(asset), *args],
+        [sys.executable, "-I", "-S", "-B", "-c", script, path_of(asset), *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -109,7 +136,7 @@ class AssetHandler:
     """A Lambda handler run from `asset` as Lambda invokes it: `script` (`run_handler`)
     with `env` and the event on stdin, one process per event; `responses` in order."""
 
-    def __init__(self, asset: Path, script: str, env: dict[str, str]) -> None:
+    def __init__(self, asset: Built, script: str, env: dict[str, str]) -> None:
         self.asset, self.script, self.env = asset, script, env
         self.responses: list[Any] = []
 
@@ -120,15 +147,41 @@ class AssetHandler:
         return self.responses[-1]
 
 
-def test_handler_imports_from_the_asset_alone(asset: Path) -> None:
-    assert (asset / "embedder" / "handler.py").is_file()
-    assert not (asset / PACKAGE_PATH / "testing").exists()
-    result = in_asset(asset, IMPORT_HANDLER, {"AWS_DEFAULT_REGION": "us-east-1"})
+def test_handler_imports_from_the_asset_alone(asset: Built) -> None:
+    assert (asset.code / "embedder" / "handler.py").is_file()
+    assert not (asset.code / PACKAGE_PATH / "testing").exists()
+    result = in_asset(
+        asset, IMPORT_HANDLER, {"AWS_DEFAULT_REGION": "us-east-1"}, args=("embedder.handler",)
+    )
     assert result.returncode == 0, result.stderr
-    print(f"cold import of embedder.handler: {float(result.stdout.split()[-1]):.2f} s")
+    print(f"cold import of embedder.handler: {float(result.stdout.split()[-2]):.2f} s")
 
 
-def test_handler_embeds_a_stream_batch_from_the_asset_alone(asset: Path) -> None:
+# Prints which of the modules named in argv[3:] the handler argv[2] loaded on import.
+LOADED = """
+import importlib, json, os, sys
+sys.path[:0] = sys.argv[1].split(os.pathsep)
+importlib.import_module(sys.argv[2])
+print(json.dumps([name for name in sys.argv[3:] if name in sys.modules]))
+"""
+
+
+def loaded_on_import(asset: Built, handler: str, modules: tuple[str, ...]) -> list[str]:
+    """Which of `modules` importing `handler` from `asset` loads."""
+    result = in_asset(asset, LOADED, {"AWS_DEFAULT_REGION": "us-east-1"}, args=(handler, *modules))
+    assert result.returncode == 0, result.stderr
+    loaded: list[str] = json.loads(result.stdout.splitlines()[-1])
+    return loaded
+
+
+def test_the_import_leaves_langchain_aws_for_the_first_batch(asset: Built) -> None:
+    """The Bedrock client's integration (and LangSmith under it) loads with the consumer,
+    on the first batch; Powertools' parser models never (Powertools comes before pydantic)."""
+    modules = ("langchain_aws", "langsmith", "aws_lambda_powertools.utilities.parser")
+    assert loaded_on_import(asset, "embedder.handler", modules) == []
+
+
+def test_handler_embeds_a_stream_batch_from_the_asset_alone(asset: Built) -> None:
     """A real invocation: the records a put left on the emulated table's stream, delivered
     as Lambda would; the handler (Bedrock through langchain_aws, DynamoDB, Powertools'
     batch processor) runs from the asset and embeds the item."""
@@ -159,25 +212,28 @@ def test_handler_embeds_a_stream_batch_from_the_asset_alone(asset: Path) -> None
         assert [item.key for item in found] == ["mem-1"]
 
 
-def test_asset_leaves_out_what_the_handler_never_imports(asset: Path) -> None:
-    assert_ships_only_its_handler(asset, EMBEDDER)
+def test_asset_leaves_out_what_the_handler_never_imports(asset: Built) -> None:
+    code, dependencies = asset.path
+    assert_ships_only_its_handler(code, EMBEDDER)
+    assert_holds_no_dependency(code)
+    assert_holds_nothing_of_this_repository(asset.layer)
     for name in ("typer", "rich", "pygments", "markdown_it", "mdurl", "shellingham", "bin"):
-        assert not (asset / name).exists(), name
-    assert not list(asset.glob("typer-*.dist-info"))
-    assert not list(asset.rglob("tests")) and not list(asset.rglob("*.pyi"))
-    library = {path.name for path in (asset / PACKAGE_PATH).iterdir()} - {"__pycache__"}
+        assert not (dependencies / name).exists(), name
+    assert not list(dependencies.glob("typer-*.dist-info"))
+    assert not list(dependencies.rglob("tests")) and not list(dependencies.rglob("*.pyi"))
+    library = {path.name for path in (code / PACKAGE_PATH).iterdir()} - {"__pycache__"}
     assert library == {path.name for path in EMBEDDER.layers}
-    assert not (asset / SAVER_PATH).exists()
+    assert not (code / SAVER_PATH).exists()
     for left_out in ("cli", "demo", "testing", "basestore", "jobs", "extraction", "recall"):
-        assert not (asset / PACKAGE_PATH / left_out).exists(), left_out
+        assert not (code / PACKAGE_PATH / left_out).exists(), left_out
     # Read at import time through importlib.metadata: kept.
-    assert list(asset.glob("langchain_aws-*.dist-info/METADATA"))
+    assert list(dependencies.glob("langchain_aws-*.dist-info/METADATA"))
 
 
 # Prints, for each module of the library the handler has loaded, its file in the asset.
 FILES_IMPORTED = """
-import importlib, json, sys
-sys.path.insert(0, sys.argv[1])
+import importlib, json, os, sys
+sys.path[:0] = sys.argv[1].split(os.pathsep)
 importlib.import_module(sys.argv[2])
 print(json.dumps(sorted(module.__file__ for name, module in sys.modules.items()
       if name.startswith(("langgraph.store.dynamodb", "langgraph.checkpoint.dynamodb"))
@@ -185,28 +241,29 @@ print(json.dumps(sorted(module.__file__ for name, module in sys.modules.items()
 """
 
 
-def layers_imported(asset: Path, layers: tuple[Path, ...], handler: str) -> set[Path]:
+def layers_imported(asset: Built, layers: tuple[Path, ...], handler: str) -> set[Path]:
     """The shipped folders (`layers`) that hold a module the handler loads on import;
     every module it loads must lie in a shipped file or folder."""
     result = in_asset(asset, FILES_IMPORTED, {"AWS_DEFAULT_REGION": "us-east-1"}, args=(handler,))
     assert result.returncode == 0, result.stderr
-    loaded = [Path(file).relative_to(asset) for file in json.loads(result.stdout.splitlines()[-1])]
+    files = json.loads(result.stdout.splitlines()[-1])
+    loaded = [Path(file).relative_to(asset.code) for file in files]
     for file in loaded:
         assert any(file == path or path in file.parents for path in layers), file
     return {path for path in layers if any(path in file.parents for file in loaded)}
 
 
-def test_the_asset_ships_exactly_the_layers_the_handler_imports(asset: Path) -> None:
+def test_the_asset_ships_exactly_the_layers_the_handler_imports(asset: Built) -> None:
     """Built by including folders: every layer shipped is imported, and nothing the handler
     imports is missing (it would fail to import above)."""
     folders = {path for path in EMBEDDER.layers if (LIBRARY / path).is_dir()}
     assert layers_imported(asset, EMBEDDER.layers, "embedder.handler") == folders
 
 
-def test_every_module_of_the_asset_has_bytecode_for_its_python(asset: Path) -> None:
+def test_every_module_of_the_asset_has_bytecode_for_its_python(asset: Built) -> None:
     """Unchecked hash-based pycs (flags 0b01): valid whatever dates the zip gives sources."""
     tag = sys.implementation.cache_tag
-    sources = list(asset.rglob("*.py"))
+    sources = [*asset.code.rglob("*.py"), *asset.layer.rglob("*.py")]
     assert len(sources) > 1000
     for source in sources:
         pyc = source.parent / "__pycache__" / f"{source.stem}.{tag}.pyc"
@@ -214,9 +271,10 @@ def test_every_module_of_the_asset_has_bytecode_for_its_python(asset: Path) -> N
         assert pyc.read_bytes()[4:8] == (1).to_bytes(4, "little"), pyc
 
 
-def synthesize_with_cdk_json(outdir: Path, **env: str) -> tuple[Path, str]:
+def synthesize_with_cdk_json(outdir: Path, **env: str) -> tuple[Built, str]:
     """Run the app as `cdk.json` does, with no AWS credentials; the stream consumer's asset
-    directory and the app's stderr (each function's asset holds its own handler alone)."""
+    directories (its code and the layer) and the app's stderr (each function's code asset
+    holds its own handler alone, and both functions use the one layer)."""
     app = json.loads((ROOT / "cdk.json").read_text())["app"]
     python = ROOT / shlex.split(app)[0]
     assert os.access(python, os.X_OK), f"cdk.json runs the app from {python}: make install"
@@ -243,18 +301,31 @@ def synthesize_with_cdk_json(outdir: Path, **env: str) -> tuple[Path, str]:
         for r in template["Resources"].values()
         if r["Type"] == "AWS::Lambda::Function"
     }
+    [(layer_id, layer)] = [
+        (name, r["Properties"])
+        for name, r in template["Resources"].items()
+        if r["Type"] == "AWS::Lambda::LayerVersion"
+    ]
+    assert layer["CompatibleRuntimes"] == [RUNTIME.name]
+    assert layer["CompatibleArchitectures"] == ["arm64"]
+    layer_folder = outdir / f"asset.{layer['Content']['S3Key'].removesuffix('.zip')}"
+    assert_holds_nothing_of_this_repository(layer_folder)
     assets = {}
     for shipped in (EMBEDDER, EXTRACTOR):
         function = functions[shipped.entry]
         assert function["Runtime"] == RUNTIME.name
-        assets[shipped] = outdir / f"asset.{function['Code']['S3Key'].removesuffix('.zip')}"
-        assert (assets[shipped] / shipped.handler / "handler.py").is_file()
-        assert_ships_only_its_handler(assets[shipped], shipped)
+        assert function["Layers"] == [{"Ref": layer_id}]
+        code = outdir / f"asset.{function['Code']['S3Key'].removesuffix('.zip')}"
+        assets[shipped] = Built(code, layer_folder)
+        assert (code / shipped.handler / "handler.py").is_file()
+        assert_ships_only_its_handler(code, shipped)
+        assert_holds_no_dependency(code)
     asset = assets[EMBEDDER]
-    assert (asset / PACKAGE_PATH / "stream" / "consumer.py").is_file()
-    native = list(asset.glob("pydantic_core/*.so"))
+    code, dependencies = asset.path
+    assert (code / PACKAGE_PATH / "stream" / "consumer.py").is_file()
+    native = list(dependencies.glob("pydantic_core/*.so"))
     assert native and all("aarch64" in path.name for path in native), native
-    assert not (asset / "typer").exists() and not (asset / PACKAGE_PATH / "cli").exists()
+    assert not (dependencies / "typer").exists() and not (code / PACKAGE_PATH / "cli").exists()
     return asset, result.stderr
 
 
@@ -280,12 +351,13 @@ def test_cdk_json_synthesizes_offline_with_the_arm64_asset(tmp_path: Path) -> No
     version (Pyodide's, under Node); the next test takes it away."""
     assert interpreter(PYTHON) is not None, f"no Python {PYTHON}: make install (Pyodide)"
     asset, _ = synthesize_with_cdk_json(tmp_path)
+    code, dependencies = asset.path
     tag = f"cpython-{PYTHON.replace('.', '')}"
     compiled = [
-        asset / PACKAGE_PATH / "stream" / "__pycache__" / f"consumer.{tag}.pyc",
-        asset / "embedder" / "__pycache__" / f"handler.{tag}.pyc",
-        asset / "botocore" / "__pycache__" / f"client.{tag}.pyc",
-        asset / "langchain_aws" / "__pycache__" / f"__init__.{tag}.pyc",
+        code / PACKAGE_PATH / "stream" / "__pycache__" / f"consumer.{tag}.pyc",
+        code / "embedder" / "__pycache__" / f"handler.{tag}.pyc",
+        dependencies / "botocore" / "__pycache__" / f"client.{tag}.pyc",
+        dependencies / "langchain_aws" / "__pycache__" / f"__init__.{tag}.pyc",
     ]
     assert all(pyc.is_file() for pyc in compiled), compiled
     assert not [w for w in warnings(tmp_path) if no_bytecode_warning(PYTHON) in w[1]]
@@ -299,7 +371,7 @@ def test_without_an_interpreter_of_the_runtime_python_the_asset_has_no_bytecode_
     node = shutil.which("node")
     assert node is not None
     asset, stderr = synthesize_with_cdk_json(tmp_path, PATH=str(tmp_path / "empty"), JSII_NODE=node)
-    assert not list(asset.rglob("*.pyc"))
+    assert not [path for path in asset.files() if path.suffix == ".pyc"]
     message = no_bytecode_warning(PYTHON)
     assert message in stderr
     assert [path for path, text in warnings(tmp_path) if message in text] == [

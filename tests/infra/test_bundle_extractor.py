@@ -1,7 +1,9 @@
 """The extraction Lambda's asset, checked as the consumer's is (`test_bundle.py`): built
-locally (`EXTRACTOR`: its handler's folder and layers), its handler imports and runs a
-real batch from the asset alone, and the asset ships exactly the layers the handler
-imports and no other handler, with bytecode for the runtime's Python."""
+locally (`EXTRACTOR`: its handler's folder and layers, on the dependency layer both
+functions share), its handler imports and runs a real batch from the asset alone, the
+import leaves the chat model stack for the first model call, and the code asset ships
+exactly the layers the handler imports and no other handler, with bytecode for the
+runtime's Python."""
 
 from __future__ import annotations
 
@@ -31,12 +33,20 @@ from infra.bundling import (
     LIBRARY,
     PACKAGE_PATH,
     SAVER_PATH,
+    Built,
     build,
 )
 from tests.checkpoint.graphs import chat_graph
 from tests.extraction.conftest import NAMESPACE, TABLE, TENANT, USER, facts_config
 
-from .test_bundle import AssetHandler, assert_ships_only_its_handler, layers_imported, run_handler
+from .test_bundle import (
+    AssetHandler,
+    assert_holds_no_dependency,
+    assert_ships_only_its_handler,
+    layers_imported,
+    loaded_on_import,
+    run_handler,
+)
 
 MODEL = "amazon.titan-embed-text-v2:0"
 DIMS = 256
@@ -46,11 +56,9 @@ RUN_HANDLER = run_handler("memory-extractor", "extractor", 300_000)
 
 
 @pytest.fixture(scope="module")
-def asset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The extractor's slim asset built for this machine."""
-    out = tmp_path_factory.mktemp("extractor-asset")
-    build(out, EXTRACTOR, HOST)
-    return out
+def asset(tmp_path_factory: pytest.TempPathFactory, host_layer: Path) -> Built:
+    """The extractor's slim code asset built for this machine, with the dependency layer."""
+    return build(tmp_path_factory.mktemp("extractor-asset"), EXTRACTOR, HOST, layer=host_layer)
 
 
 @pytest.fixture
@@ -59,7 +67,7 @@ def url() -> Iterator[str]:
         yield running
 
 
-def test_the_handler_extracts_a_thread_from_the_asset_alone(asset: Path, url: str) -> None:
+def test_the_handler_extracts_a_thread_from_the_asset_alone(asset: Built, url: str) -> None:
     """A real invocation: a turn's checkpoint routed to the emulated extraction queue,
     delivered as Lambda's SQS event source would; the handler (the checkpointer, the
     store, ChatBedrockConverse, Powertools' batch processor) runs from the asset and forms
@@ -103,28 +111,48 @@ def test_the_handler_extracts_a_thread_from_the_asset_alone(asset: Path, url: st
     assert not sqs.receive_message(QueueUrl=dead).get("Messages")
 
 
-def test_the_asset_ships_exactly_the_layers_the_handler_imports(asset: Path) -> None:
+# What the handler's import leaves for the first model call (`model_call`): LangChain's
+# chat model base with LangSmith's tracing, and langchain-aws; and what Powertools loads
+# only when pydantic comes first (the handler imports Powertools' batch module first).
+NOT_ON_IMPORT = (
+    "langsmith",
+    "langchain_core.language_models.chat_models",
+    "langchain_core.tracers.context",
+    "langchain_aws",
+    "aws_lambda_powertools.utilities.parser",
+)
+
+
+def test_the_import_leaves_the_chat_model_stack_for_the_first_model_call(asset: Built) -> None:
+    assert loaded_on_import(asset, "extractor.handler", NOT_ON_IMPORT) == []
+
+
+def test_the_asset_ships_exactly_the_layers_the_handler_imports(asset: Built) -> None:
     folders = {path for path in EXTRACTOR.layers if (LIBRARY / path).is_dir()}
     assert layers_imported(asset, EXTRACTOR.layers, "extractor.handler") == folders
 
 
-def test_the_asset_leaves_out_what_the_extractor_never_imports(asset: Path) -> None:
-    assert_ships_only_its_handler(asset, EXTRACTOR)
-    library = {path.name for path in (asset / PACKAGE_PATH).iterdir()} - {"__pycache__"}
+def test_the_asset_leaves_out_what_the_extractor_never_imports(asset: Built) -> None:
+    code, dependencies = asset.path
+    assert_ships_only_its_handler(code, EXTRACTOR)
+    assert_holds_no_dependency(code)
+    library = {path.name for path in (code / PACKAGE_PATH).iterdir()} - {"__pycache__"}
     assert library == {path.name for path in EXTRACTOR.layers if path.parent == PACKAGE_PATH}
-    # The checkpointer at its one import path, beside langgraph-checkpoint's modules.
-    assert (asset / SAVER_PATH / "saver.py").is_file()
-    assert (asset / SAVER_PATH.parent / "base").is_dir()
+    # The checkpointer at its one import path, langgraph-checkpoint's modules beside it
+    # in the layer (`langgraph.checkpoint` is a namespace package across the two).
+    assert (code / SAVER_PATH / "saver.py").is_file()
+    assert (dependencies / SAVER_PATH.parent / "base").is_dir()
+    assert not (dependencies / SAVER_PATH.parent / "__init__.py").exists()
     for left_out in ("checkpoint", "stream", "cli", "demo", "testing", "agent_server.py"):
-        assert not (asset / PACKAGE_PATH / left_out).exists(), left_out
+        assert not (code / PACKAGE_PATH / left_out).exists(), left_out
     for name in ("typer", "rich", "moto"):
-        assert not (asset / name).exists(), name
+        assert not (dependencies / name).exists(), name
 
 
-def test_every_module_of_the_asset_has_bytecode_for_its_python(asset: Path) -> None:
+def test_every_module_of_the_asset_has_bytecode_for_its_python(asset: Built) -> None:
     tag = sys.implementation.cache_tag
-    sources = [*(asset / PACKAGE_PATH).rglob("*.py"), *(asset / SAVER_PATH).rglob("*.py")]
+    sources = [*(asset.code / PACKAGE_PATH).rglob("*.py"), *(asset.code / SAVER_PATH).rglob("*.py")]
     for source in sources:
         pyc = source.parent / "__pycache__" / f"{source.stem}.{tag}.pyc"
         assert pyc.is_file(), source
-    assert (asset / "extractor" / "__pycache__").is_dir()
+    assert (asset.code / "extractor" / "__pycache__").is_dir()

@@ -13,14 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from langchain_core.language_models import BaseChatModel
 from langgraph.store.base import BaseStore, Item
 from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
 from langgraph.store.dynamodb.extraction.strategies.errors import MalformedAnswerError
 from langgraph.store.dynamodb.extraction.strategies.model_call import ATTEMPTS, Extracted
 from langgraph.store.dynamodb.extraction.strategies.strategy import Strategy
+
+if TYPE_CHECKING:
+    # Annotations only: the chat model stack loads once a model is called (model_call).
+    from langchain_core.language_models import BaseChatModel
 
 
 @dataclass(frozen=True)

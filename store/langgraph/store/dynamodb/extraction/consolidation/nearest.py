@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from langchain_core.language_models import BaseChatModel
 from langgraph.store.base import BaseStore, GetOp, Item, SearchOp
 from langgraph.store.dynamodb.extraction.consolidation.decisions import (
     Add,
@@ -30,6 +29,10 @@ from langgraph.store.dynamodb.extraction.strategies.strategy import Strategy
 from langgraph.store.dynamodb.extraction.strategies.structured import ask
 from langgraph.store.dynamodb.recall.fields import CORRECTION, CURRENT_ONLY, TEXT
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    # Annotations only: the chat model stack loads once a model is called (model_call).
+    from langchain_core.language_models import BaseChatModel
 
 PROMPT = """You keep a user's long-term memory consistent. You are given the memories \
 already known, numbered `[n]`, and new candidate memories, numbered `[cN]`; a candidate \

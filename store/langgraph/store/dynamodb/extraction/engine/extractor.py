@@ -11,9 +11,9 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
-from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.base import PutOp
 from langgraph.store.dynamodb.basestore.store import DynamoDBStore
@@ -76,9 +76,13 @@ from langgraph.store.dynamodb.table.keys import validate_op
 from langgraph.store.dynamodb.table.row_sources import RowSource
 from langgraph.store.dynamodb.table.usage import THREADS
 
+if TYPE_CHECKING:
+    # Annotations only: the chat model stack loads once a model is called (model_call).
+    from langchain_core.language_models import BaseChatModel
+
 # A chat model for a Bedrock model id (the default builds `ChatBedrockConverse` on the
 # store's session and endpoint).
-ModelFactory = Callable[[str], BaseChatModel]
+ModelFactory = Callable[[str], "BaseChatModel"]
 
 
 @dataclass(frozen=True)
@@ -426,6 +430,8 @@ class Extractor:
         id: the worker runs a batch's threads at once, and a caller asking while another
         builds the same id waits for that model (other ids build meanwhile). A build that
         raises keeps nothing: the next caller builds again."""
+        from langchain_core.language_models import BaseChatModel
+
         if isinstance(self._model, BaseChatModel):
             return self._model
         model = self._models.get(model_id)

@@ -16,9 +16,8 @@ import importlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from langchain_core.language_models import BaseChatModel
 from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
 from langgraph.store.dynamodb.extraction.strategies.episodic import EpisodicMemory
 from langgraph.store.dynamodb.extraction.strategies.preferences import UserPreferences
@@ -33,6 +32,10 @@ from langgraph.store.dynamodb.extraction.strategies.summary import SessionSummar
 from langgraph.store.dynamodb.extraction.strategies.transcript import Transcript
 from langgraph.store.dynamodb.recall.fields import TEXT
 from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
+
+if TYPE_CHECKING:
+    # Annotations only: the chat model stack loads once a model is called (model_call).
+    from langchain_core.language_models import BaseChatModel
 
 Base = Literal["semantic_facts", "user_preferences", "session_summary", "episodic"]
 # The built-in strategies a custom one may build on: each extracts with any system prompt.

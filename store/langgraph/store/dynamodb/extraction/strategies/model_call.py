@@ -1,7 +1,11 @@
 """The model call of one window: the strategy's extract, retried once when the answer is
 malformed, with every chat model call and its tokens tallied (whoever makes it: the
 strategy, a consolidator), and the default chat model, `ChatBedrockConverse`, whose
-client retries throttling with backoff."""
+client retries throttling with backoff.
+
+The chat model stack (`langchain_core.language_models`, its LangSmith tracing, and
+`langchain_aws`) loads on the first model call, not on import: the extraction Lambda's
+cold start does without it, and a run that finds nothing to extract never loads it."""
 
 from __future__ import annotations
 
@@ -10,19 +14,20 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3
 from botocore.config import Config
 from langchain_core.callbacks import BaseCallbackHandler
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, LLMResult
-from langchain_core.tracers.context import register_configure_hook
 from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
 from langgraph.store.dynamodb.extraction.strategies.errors import MalformedAnswerError
 from langgraph.store.dynamodb.extraction.strategies.strategy import Strategy
 from langgraph.store.dynamodb.extraction.strategies.transcript import Transcript
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 # Bedrock throttles per account and model: botocore's adaptive mode backs off and retries.
 BEDROCK_RETRIES = Config(retries={"mode": "adaptive", "max_attempts": 8})
@@ -54,12 +59,26 @@ class Tally(BaseCallbackHandler):
 
 
 _tally: ContextVar[Tally | None] = ContextVar("extraction_tally", default=None)
-register_configure_hook(_tally, inheritable=True)
+_hooking = threading.Lock()
+_hooked = False
+
+
+def _register_tally() -> None:
+    """Have every callback manager LangChain configures hand its calls to the tally in
+    `_tally` (once; LangChain's tracing context loads LangSmith, hence not on import)."""
+    global _hooked
+    with _hooking:
+        if not _hooked:
+            from langchain_core.tracers.context import register_configure_hook
+
+            register_configure_hook(_tally, inheritable=True)
+            _hooked = True
 
 
 @contextmanager
 def tallied() -> Iterator[Tally]:
     """Every chat model call made in the block (on this thread), counted."""
+    _register_tally()
     tally = Tally()
     token = _tally.set(tally)
     try:

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from langchain_core.language_models import BaseChatModel
 from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate, Provenance
 from langgraph.store.dynamodb.extraction.strategies.errors import MalformedAnswerError
 from langgraph.store.dynamodb.extraction.strategies.structured import Found, memories
@@ -35,6 +34,10 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
+
+if TYPE_CHECKING:
+    # Annotations only: the chat model stack loads once a model is called (model_call).
+    from langchain_core.language_models import BaseChatModel
 
 # Values every thread has, whatever its metadata.
 TENANT_VALUE = "tenant"

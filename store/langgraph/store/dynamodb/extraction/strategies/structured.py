@@ -5,13 +5,16 @@ strategy shares, that call on a transcript whose answer lists memories (`memorie
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.store.dynamodb.extraction.strategies.errors import MalformedAnswerError
 from langgraph.store.dynamodb.extraction.strategies.transcript import Transcript
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    # Annotations only: the chat model stack loads once a model is called (model_call).
+    from langchain_core.language_models import BaseChatModel
 
 Answer = TypeVar("Answer", bound=BaseModel)
 # What a memory said and the ids of the messages it came from (`Strategy.candidates`).

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from langchain_core.language_models import BaseChatModel
 from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
 from langgraph.store.dynamodb.extraction.strategies.strategy import PromptedStrategy, register
 from langgraph.store.dynamodb.extraction.strategies.structured import Found
 from langgraph.store.dynamodb.extraction.strategies.transcript import Transcript
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    # Annotations only: the chat model stack loads once a model is called (model_call).
+    from langchain_core.language_models import BaseChatModel
 
 PROMPT = """You summarise part of a conversation between a user (human) and an assistant \
 (ai). Each line is `[<message id>] <role>: <text>`.
