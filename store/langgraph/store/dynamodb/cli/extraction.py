@@ -160,16 +160,7 @@ def replay(
         )
     except (ValueError, ThreadBusyError) as error:
         raise CliError(str(error), BAD_INPUT) from None
-    runs = [
-        {
-            "strategy": run.strategy,
-            "written": len(run.written),
-            "unchanged": run.unchanged,
-            "model_calls": run.model_calls,
-            "skipped": run.skipped,
-        }
-        for run in report.runs
-    ]
+    runs = [run.summary() for run in report.runs]
     lines = [_replayed(run) for run in report.runs]
     done(target, runs, "; ".join(lines) or "No strategy configured.")
 

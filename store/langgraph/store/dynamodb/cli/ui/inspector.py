@@ -544,16 +544,7 @@ class Inspector:
 
     def replay(self, group: Namespace, thread_id: str) -> list[dict[str, Any]]:
         report = self.extractor().replay(thread_tenant(group), thread_id)
-        return [
-            {
-                "strategy": run.strategy,
-                "written": len(run.written),
-                "unchanged": run.unchanged,
-                "model_calls": run.model_calls,
-                "skipped": run.skipped,
-            }
-            for run in report.runs
-        ]
+        return [run.summary() for run in report.runs]
 
     def start(self, title: str, group: Namespace, work: Callable[[], dict[str, Any]]) -> Job:
         """Run `work` on a thread of its own; its job records the outcome or the error."""

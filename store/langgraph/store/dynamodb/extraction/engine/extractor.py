@@ -11,7 +11,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
@@ -119,6 +119,16 @@ class StrategyRun:
     output_tokens: int = 0
     skipped: str | None = None
     retry_after: float | None = None
+
+    def summary(self) -> dict[str, Any]:
+        """What a replay reports of it (the command line's JSON, the inspector's page)."""
+        return {
+            "strategy": self.strategy,
+            "written": len(self.written),
+            "unchanged": self.unchanged,
+            "model_calls": self.model_calls,
+            "skipped": self.skipped,
+        }
 
 
 @dataclass(frozen=True)
