@@ -23,7 +23,8 @@ Two more, for queues read by several consumers at once (Lambda's pollers):
   modelled: SQS's second measure, a tenant's share of recent consumer processing time
   (the guide does not define "recent"), the exit once a noisy group's shares are
   "comparable" to the quiet ones' (not defined either), and the approximation of a
-  distributed service's thresholds. Outside fairness moto delivers a standard queue in
+  distributed service's thresholds. `EmulatorSettings(fair_queues=False)` turns it off.
+  Outside fairness moto delivers a standard queue in
   the order it was sent (SQS: best effort).
 """
 
@@ -36,6 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from langgraph.store.dynamodb.testing._settings import current_settings
 from moto.sqs.exceptions import InvalidParameterValue, SQSException
 
 __all__ = [
@@ -178,7 +180,7 @@ def _fairly(queue: Any, receive: Callable[[], Any]) -> Any:
     """`receive()` with the queue's messages ordered as a fair queue delivers them (call
     under `LOCK`): the quiet groups' first, then the noisy ones', fewest in flight first;
     arrival order within each. The queue's own order is restored afterwards."""
-    noisy = noisy_groups(queue)
+    noisy = noisy_groups(queue) if current_settings().fair_queues else set()
     if not noisy:
         return receive()
     saved = queue._messages
