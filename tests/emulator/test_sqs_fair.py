@@ -94,3 +94,11 @@ def test_concurrent_pollers_never_share_a_message_and_lose_none(sqs: Any, url: s
     bodies = [b for b in seen if b != "late"]
     assert sorted(bodies) == sorted(f"t{i}" for i in range(60))
     assert seen.count("late") + len(receive(sqs, url, 200)) == 60
+
+
+@pytest.mark.emulator_settings(fair_queues=False)
+def test_fairness_off_delivers_in_arrival_order(sqs: Any, url: str) -> None:
+    send(sqs, url, "noisy", 50)
+    receive(sqs, url, 30)
+    send(sqs, url, "quiet", 1)
+    assert [m["Body"] for m in receive(sqs, url, 2)] == ["noisy30", "noisy31"]
