@@ -66,6 +66,11 @@ STEPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
         None,
     ),
     (
+        "memories that form themselves: 1 to 10 extraction instances, a quiet tenant's wait",
+        ("bench.extraction_throughput",),
+        None,
+    ),
+    (
         "purge: requests per 1,000 rows erased vs the 40-batch minimum",
         ("bench.purge",),
         "purge.md",

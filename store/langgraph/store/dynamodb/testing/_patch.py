@@ -12,7 +12,8 @@ how much work moto does, never its answers: a Query reads only its partition
 (`_read_speed`). Expressions past DynamoDB's length and operator limits are refused before
 moto parses them (`_expressions`). With IAM enforced, DynamoDB, Streams and Bedrock
 requests are authorized against the resources AWS authorizes (`_iam`). SQS refuses
-messages past its documented size and delay limits (`_sqs`).
+messages past its documented size and delay limits, its message operations are atomic,
+and its standard queues deliver as fair queues do (`_sqs`).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from langgraph.store.dynamodb.testing._read_speed import (
     sharing_values,
 )
 from langgraph.store.dynamodb.testing._search import search_vectors
-from langgraph.store.dynamodb.testing._sqs import checked_batch, checked_send
+from langgraph.store.dynamodb.testing._sqs import atomic, checked_batch, checked_send, fair_receive
 from langgraph.store.dynamodb.testing._wire_items import wire_attribute_values
 from moto import backend_index
 from moto.core.responses import ActionResult
@@ -482,9 +483,37 @@ PATCHES: tuple[tuple[Any, str, tuple[str, ...], Callable[[Any], Any]], ...] = (
         SQSBackend,
         "send_message",
         ("self", "queue_name", "message_body", "message_attributes", "delay_seconds"),
-        checked_send,
+        lambda original: atomic(checked_send(original)),
     ),
-    (SQSBackend, "send_message_batch", ("self", "queue_name", "entries"), checked_batch),
+    (
+        SQSBackend,
+        "send_message_batch",
+        ("self", "queue_name", "entries"),
+        lambda original: atomic(checked_batch(original)),
+    ),
+    (
+        SQSBackend,
+        "receive_message",
+        (
+            "self",
+            "queue_name",
+            "count",
+            "wait_seconds_timeout",
+            "visibility_timeout",
+            "message_attribute_names",
+        ),
+        fair_receive,
+    ),
+    *(
+        (SQSBackend, name, ("self", "queue_name", *parameters), atomic)
+        for name, parameters in (
+            ("delete_message", ("receipt_handle",)),
+            ("delete_message_batch", ("receipts",)),
+            ("change_message_visibility", ("receipt_handle", "visibility_timeout")),
+            ("change_message_visibility_batch", ("entries",)),
+            ("purge_queue", ()),
+        )
+    ),
 )
 check_targets(
     [

@@ -32,6 +32,10 @@ class EmulatorSettings:
       partition key value, plus their local secondary index entries) may hold on a table
       with a local secondary index; DynamoDB's is 10 GB. Lower it to reach the limit
       (``ItemCollectionSizeLimitExceededException``) in a test.
+    * ``fair_queues`` - SQS standard queues whose messages carry a ``MessageGroupId``
+      deliver as fair queues (on by default, as on SQS): a noisy neighbour's messages come
+      after the quiet groups' (``_sqs``). Off, the queue delivers in the order it was sent
+      (to compare).
 
     Delays are captured when an index operation starts (so a timeline, once begun, is fixed);
     ``indexing_lag`` is captured per write. Settings are pushed by ``mock_aws(...)`` and
@@ -46,6 +50,7 @@ class EmulatorSettings:
     index_deletion_delay: float = 0.0
     converse_latency: float = 0.0
     item_collection_size_limit: int = 10 * 1024**3
+    fair_queues: bool = True
 
     def __post_init__(self) -> None:
         for f in fields(self):

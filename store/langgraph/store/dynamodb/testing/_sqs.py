@@ -7,17 +7,50 @@ characters), and a `DelaySeconds` below 0 (moto refuses only above 900): SendMes
 `InvalidParameterValue`, a batch entry in the answer's `Failed`, as moto already reports a
 delay above 900. At most 10 entries a batch (`TooManyEntriesInBatchRequest`) and a delay of
 at most 900 s are moto's own checks.
+
+Two more, for queues read by several consumers at once (Lambda's pollers):
+
+- Each message operation is atomic (`LOCK`, `atomic`): moto's DeleteMessage rebuilds a
+  queue's message list, losing a message sent meanwhile, and two concurrent
+  ReceiveMessage calls can hand out the same message. A long poll waits outside the lock.
+- Fair queues (`fair_receive`): SQS's documented noisy-neighbour rule for standard queues
+  whose messages carry a `MessageGroupId` ("How Amazon SQS fair queues work", SQS
+  Developer Guide). A group (tenant) becomes a noisy neighbour when it holds more than
+  10% of the queue's in-flight messages and at least 30 of its own; while it is one, a
+  receive returns the quiet groups' waiting messages first (a message without a group is
+  a tenant of its own), then the noisy groups', fewest in flight first; it stops being one
+  when none of its messages waits any more, or when it sent nothing for 5 minutes. Not
+  modelled: SQS's second measure, a tenant's share of recent consumer processing time
+  (the guide does not define "recent"), the exit once a noisy group's shares are
+  "comparable" to the quiet ones' (not defined either), and the approximation of a
+  distributed service's thresholds. `EmulatorSettings(fair_queues=False)` turns it off.
+  Outside fairness moto delivers a standard queue in
+  the order it was sent (SQS: best effort).
 """
 
 from __future__ import annotations
 
 import base64
+import threading
+import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from langgraph.store.dynamodb.testing._settings import current_settings
 from moto.sqs.exceptions import InvalidParameterValue, SQSException
 
-__all__ = ["MAX_MESSAGE_BYTES", "checked_batch", "checked_send"]
+__all__ = [
+    "LOCK",
+    "MAX_MESSAGE_BYTES",
+    "NOISY_MIN_IN_FLIGHT",
+    "NOISY_SHARE",
+    "atomic",
+    "checked_batch",
+    "checked_send",
+    "fair_receive",
+    "noisy_groups",
+]
 
 # SQS: a message, and a batch's messages in all, at most 256 KiB.
 MAX_MESSAGE_BYTES = 262_144
@@ -93,3 +126,103 @@ def checked_batch(original: Callable[..., Any]) -> Any:
         return original(self, queue_name, entries)
 
     return send_message_batch
+
+
+# --------------------------------------------------------------------------- concurrency
+
+# Around every emulated SQS message operation (see the module's docstring).
+LOCK = threading.RLock()
+
+
+def atomic(original: Callable[..., Any]) -> Any:
+    """`original` (an SQS backend operation) under `LOCK`."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with LOCK:
+            return original(*args, **kwargs)
+
+    return call
+
+
+# --------------------------------------------------------------------------- fair queues
+
+# A noisy neighbour holds more than this share of the queue's in-flight messages ...
+NOISY_SHARE = 0.10
+# ... and at least this many of its own.
+NOISY_MIN_IN_FLIGHT = 30
+# A noisy neighbour that sent nothing this long is quiet again.
+NOISY_QUIET_AFTER_MS = 300_000
+
+
+def noisy_groups(queue: Any) -> set[str]:
+    """The message groups of moto's `queue` that are noisy neighbours now (call under
+    `LOCK`): the state is kept on the queue, as SQS keeps it per queue."""
+    if queue.fifo_queue:
+        return set()
+    noisy: set[str] = queue.__dict__.setdefault("_fair_noisy", set())
+    messages = list(queue._messages)
+    in_flight = Counter(m.group_id for m in messages if m.group_id and not m.visible)
+    total = sum(1 for m in messages if not m.visible)
+    for group, count in in_flight.items():
+        if count >= NOISY_MIN_IN_FLIGHT and count > NOISY_SHARE * total:
+            noisy.add(group)
+    now = time.time() * 1000
+    for group in list(noisy):
+        own = [m for m in messages if m.group_id == group]
+        waiting = any(m.visible for m in own)  # delayed ones included: they will come
+        last_sent = max((m.sent_timestamp or 0 for m in own), default=0)
+        if not waiting or now - last_sent >= NOISY_QUIET_AFTER_MS:
+            noisy.discard(group)
+    return noisy
+
+
+def _fairly(queue: Any, receive: Callable[[], Any]) -> Any:
+    """`receive()` with the queue's messages ordered as a fair queue delivers them (call
+    under `LOCK`): the quiet groups' first, then the noisy ones', fewest in flight first;
+    arrival order within each. The queue's own order is restored afterwards."""
+    noisy = noisy_groups(queue) if current_settings().fair_queues else set()
+    if not noisy:
+        return receive()
+    saved = queue._messages
+    in_flight = Counter(m.group_id for m in saved if m.group_id in noisy and not m.visible)
+
+    def rank(message: Any) -> tuple[int, int]:
+        group = message.group_id
+        return (1, in_flight[group]) if group in noisy else (0, 0)
+
+    queue._messages = sorted(saved, key=rank)
+    try:
+        return receive()
+    finally:
+        kept = {id(m) for m in queue._messages}  # a receive moves some to the DLQ
+        queue._messages = [m for m in saved if id(m) in kept]
+
+
+def fair_receive(original: Callable[..., Any]) -> Any:
+    """ReceiveMessage atomic and fair (see the module's docstring); a long poll
+    (`WaitTimeSeconds`) waits for messages outside `LOCK`."""
+
+    def receive_message(
+        self: Any,
+        queue_name: str,
+        count: int,
+        wait_seconds_timeout: int,
+        visibility_timeout: int,
+        message_attribute_names: list[str] | None = None,
+    ) -> Any:
+        deadline = time.monotonic() + (wait_seconds_timeout or 0)
+        while True:
+            with LOCK:
+                queue = self.get_queue(queue_name)
+                received = _fairly(
+                    queue,
+                    lambda: original(
+                        self, queue_name, count, 0, visibility_timeout, message_attribute_names
+                    ),
+                )
+            left = deadline - time.monotonic()
+            if received or left <= 0:
+                return received
+            queue.wait_for_messages(min(1.0, left))
+
+    return receive_message

@@ -7,6 +7,9 @@ deleted and those retried; an exception retries the whole batch; the queue's red
 policy moves a message received ``maxReceiveCount`` times to its dead-letter queue, as
 SQS does. A failed message is retried at once (Lambda waits out its visibility timeout):
 messages are received with a visibility timeout of 0 and one batch is handled at a time.
+Several pollers of one queue (Lambda's, one per concurrent instance) each pass a
+``visibility_timeout`` (the queue's, 30 min in the stack), so that a batch in flight is
+no other poller's; a failed message is then handed back by setting its visibility to 0.
 Messages sent with ``DelaySeconds`` wait as on SQS, in real time; :func:`advance_queue`
 moves a queue's time forward (a test whose clock is fake advances both).
 :func:`run_queue` does the same continuously in a background thread (``serve``, the demo).
@@ -106,11 +109,13 @@ def drain_queue(
     batch_size: int = 10,
     context: Any = None,
     max_invocations: int = 1_000,
+    visibility_timeout: int = 0,
 ) -> QueueReport:
     """Deliver every visible message of `queue_url` to ``handler(event, context)`` until
     none is left (messages the handler sends meanwhile included); see the module's
     docstring. `client` is the SQS client polling the queue (Lambda's poller runs with
-    the function's role); by default one of this process."""
+    the function's role); by default one of this process. `visibility_timeout` (s) hides
+    a received batch from other pollers while it is handled."""
     if not 1 <= batch_size <= 10:
         raise ValueError("batch_size must be 1 to 10 (SQS returns at most 10 messages)")
     region = queue_url.split(".")[1] if queue_url.startswith("https://sqs.") else "us-east-1"
@@ -127,7 +132,8 @@ def drain_queue(
             AttributeNames=["All"],
             MessageSystemAttributeNames=["All"],
             MessageAttributeNames=["All"],
-            VisibilityTimeout=0,  # this loop hands a failed message back by not deleting it
+            # 0: this loop hands a failed message back by not deleting it
+            VisibilityTimeout=visibility_timeout,
         ).get("Messages", [])
         if not received:
             return report
@@ -142,6 +148,12 @@ def drain_queue(
         for record in batch:
             if record["messageId"] in failed:
                 report.retries += 1
+                if visibility_timeout:
+                    sqs.change_message_visibility(
+                        QueueUrl=queue_url,
+                        ReceiptHandle=record["receiptHandle"],
+                        VisibilityTimeout=0,
+                    )
             else:
                 report.delivered += 1
                 sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=record["receiptHandle"])
