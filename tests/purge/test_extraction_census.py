@@ -122,3 +122,21 @@ def test_the_cli_leaves_no_row_of_the_tenant(
     assert report["deleted"]["extraction_ledger"] > 0
     assert census.take(tables.store.client, tables.store.table_name, SCOPE).total == 0
     assert cli("extraction", "status", "--tenant", TENANT, "--json") == []
+
+
+def test_a_run_at_any_step_of_the_purge_forms_nothing_after_it(tables: Tables) -> None:
+    """A late or deferred request runs while the purge erases: at every step of it (each
+    progress report) a run of each thread starts. A run that finds its cursor gone but
+    the thread still there would read the thread from its first message and form every
+    memory again, outside the prefix too; none may be left when the purge reports."""
+    say(tables, "t1", "My city is Oslo.")
+    sources = tables.saver.for_tenant(TENANT).erasure_sources()
+
+    def late_runs(_: int) -> None:
+        for thread in ("t1", "t2"):
+            tables.extractor.run(TENANT, thread)
+
+    result = tables.store.purge(PREFIX, sources=sources, on_progress=late_runs)
+    left = census.check(tables.store.client, tables.store.table_name, SCOPE, result)
+    assert left.total == 0 and result.rows_left == 0
+    assert tables.store.list_namespaces(prefix=("profiles", TENANT)) == []

@@ -42,15 +42,17 @@ Key = dict[str, str]
 
 
 def tenant_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
-    """Every row source of a tenant beyond its memories' namespaces: what extraction kept
-    for it (`extraction_sources`), then its threads (`thread_sources`); `""` names the
-    savers without a tenant key."""
+    """Every row source of a tenant beyond its memories' namespaces: its threads
+    (`thread_sources`), then what extraction kept for it (`extraction_sources`); `""`
+    names the savers without a tenant key. Threads go first: a run that starts once its
+    cursor is gone finds no thread to read again (it would form every memory anew), and
+    one that read the thread before finds its cursor gone when it writes."""
     threads = (
         untenanted_thread_sources(client, table)
         if tenant == ""
         else thread_sources(client, table, tenant)
     )
-    return extraction_sources(client, table, tenant) + threads
+    return threads + extraction_sources(client, table, tenant)
 
 
 def thread_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
