@@ -82,7 +82,7 @@ demo: $(DEMO_STAMP)
 
 # The memory inspector on what the last `make demo` left (.demo/): http://127.0.0.1:8485
 ui: $(DEMO_STAMP)
-	$(PY) -m langgraph.store.dynamodb ui --state .demo/state.json --usage-log .demo/usage.jsonl
+	$(PY) -m langgraph.store.dynamodb ui
 
 # Every benchmark, each timed (bench/all.py); writes bench/results/ (under 10 minutes).
 bench: $(STAMP)

@@ -3,12 +3,14 @@ a second process resumes one of its threads from the table."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -23,7 +25,8 @@ def _source_path() -> dict[str, str]:
 
 
 def _run_demo(embedder: str) -> str:
-    with tempfile.TemporaryDirectory() as kept:
+    with tempfile.TemporaryDirectory() as root:
+        kept = str(Path(root) / ".demo")
         command = [sys.executable, "-m", "langgraph.store.dynamodb.demo", "--embedder", embedder]
         done = subprocess.run(
             [*command, "--keep", kept],
@@ -38,7 +41,42 @@ def _run_demo(embedder: str) -> str:
         # what `make ui` browses: the tables as serve --state saves them, and the usage
         saved = json.loads((Path(kept) / "state.json").read_text())
         assert saved and (Path(kept) / "usage.jsonl").stat().st_size > 0
+        _check_the_inspector_browses_it(Path(root))
     return done.stdout
+
+
+def _check_the_inspector_browses_it(root: Path) -> None:
+    """`dynamodb-memory ui`, run where `make demo` ran, with no option: the demo's table,
+    its tenant and a memory with its provenance."""
+    ui = subprocess.Popen(
+        [sys.executable, "-m", "langgraph.store.dynamodb", "ui", "--port", "0"],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", **_source_path()},
+    )
+    try:
+        assert ui.stdout is not None
+        url = None
+        for line in ui.stdout:
+            found = re.search(r"http://localhost:\d+/", line)
+            if found:
+                url = found.group(0)
+                break
+        assert url is not None, ui.stderr.read() if ui.stderr else ""
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            home = answer.read().decode()
+        assert "acme-corp" in home
+        memories = re.search(r'href="(/memories\?g=memories\.acme-corp)"', home)
+        assert memories, home[:2000]
+        with urllib.request.urlopen(url.rstrip("/") + html.unescape(memories.group(1))) as page:
+            shown = page.read().decode()
+        # a memory with the message it came from, quoted from the thread
+        assert "User&#39;s timezone is CET" in shown and "My timezone is CET." in shown
+    finally:
+        ui.terminate()
+        ui.communicate(timeout=60)
 
 
 def _check_scenario(out: str) -> None:

@@ -26,6 +26,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langgraph.checkpoint.dynamodb import DynamoDBSaver
 from langgraph.store.dynamodb import DynamoDBStore
 from langgraph.store.dynamodb.cli.status import count_memories
+from langgraph.store.dynamodb.demo import KEPT, STATE_FILE, USAGE_FILE
 from langgraph.store.dynamodb.demo.agent import (
     TENANT_KEY,
     Tenant,
@@ -52,9 +53,6 @@ TABLE = "agent-memory"
 REGION = "us-east-1"
 # What `make ui` browses after the demo: its tables (as `serve --state` saves them) and
 # its usage records (as `UsageLogSink` writes them).
-KEPT = Path(".demo")
-STATE_FILE = "state.json"
-USAGE_FILE = "usage.jsonl"
 ACME = Tenant("acme-corp", "user-8812")
 ACME_OTHER = Tenant("acme-corp", "user-1")
 GLOBEX = Tenant("globex", "user-1")
@@ -227,8 +225,8 @@ def run(choice: str = "auto", kept: Path = KEPT) -> None:
     console.print(
         f"Kept the table ({rows} rows) in {kept / STATE_FILE} and its usage in "
         f"{kept / USAGE_FILE}. See the memories with their provenance and history in the "
-        f"browser: [bold]make ui[/] (dynamodb-memory ui --state {kept / STATE_FILE} "
-        f"--usage-log {kept / USAGE_FILE}), then open http://localhost:8485/"
+        f"browser: [bold]make ui[/] (dynamodb-memory ui, run here), then open "
+        "http://localhost:8485/"
     )
 
 

@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from langgraph.store.dynamodb.basestore.config import DEFAULT_TABLE
 from langgraph.store.dynamodb.cli.errors import ENVIRONMENT, CliError, friendly
 from langgraph.store.dynamodb.cli.output import console
 from langgraph.store.dynamodb.cli.target import Target, targeted
+from langgraph.store.dynamodb.demo import KEPT, STATE_FILE, USAGE_FILE
 
 DEFAULT_PORT = 8485
 DEFAULT_HOST = "127.0.0.1"
@@ -73,6 +75,12 @@ def ui_command(
         raise CliError(f"dynamodb-memory ui needs its extra: {INSTALL}", ENVIRONMENT) from None
     from langgraph.store.dynamodb.cli import serve as serving
 
+    if state is None and target.settings.endpoint_url is None and demo_kept(target.table):
+        state, usage_log = KEPT / STATE_FILE, usage_log or KEPT / USAGE_FILE
+        console.print(
+            f"Browsing the demo's table ({state}, from make demo); --state or --endpoint-url "
+            "names another."
+        )
     usage_log = usage_log or _env_path("DYNAMODB_MEMORY_USAGE_LOG")
     dead_letter_url = dead_letter_url or os.environ.get("EXTRACTION_DLQ_URL") or None
     with contextlib.ExitStack() as stack:
@@ -150,6 +158,11 @@ def _loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def demo_kept(table: str) -> bool:
+    """Whether `make demo` kept its table here and the command names that table."""
+    return table == DEFAULT_TABLE and (KEPT / STATE_FILE).is_file()
 
 
 def _env_path(name: str) -> Path | None:
