@@ -401,6 +401,8 @@ def test_the_extractor_sends_only_what_it_declares(recorder: Recorder, clock: Fa
         for thread in ("t1", "t2"):
             config = {"configurable": {"thread_id": thread, "tenant": "acme"}}
             graph.invoke(say("I prefer green tea. My dog is Rex."), config)
+        # A window that forms nothing still spends tokens: counted while the cursor exists.
+        graph.invoke(say("Hello there."), {"configurable": {"thread_id": "t0", "tenant": "acme"}})
         drain(consumer)
         event = received(queue)
         with recorder.recording() as calls:

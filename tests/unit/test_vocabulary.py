@@ -90,6 +90,11 @@ COINCIDENCES: dict[str, dict[str, set[str]]] = {
         },
         LIBRARY + "recall/fields.py": {"thread_id"},
     },
+    "the inspector's page data (a job's counts, a chart's bars) and the fields of the "
+    "provenance and usage records it shows": {
+        LIBRARY + "cli/ui/app.py": {"deleted"},
+        LIBRARY + "cli/ui/inspector.py": {"tenant", "thread_id", "value"},
+    },
     "pydantic's validator mode": {
         LIBRARY + "extraction/strategies/custom.py": {"after"},
     },
