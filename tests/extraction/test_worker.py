@@ -25,6 +25,7 @@ from langgraph.store.dynamodb.extraction import Extractor, SemanticFacts, Tenant
 from langgraph.store.dynamodb.extraction.worker.queue_worker import ExtractionWorker
 from langgraph.store.dynamodb.handlers.extraction_queue import ExtractionRequest
 from langgraph.store.dynamodb.stream.consumer import EXTRACTION_PATTERNS, StreamConsumer
+from langgraph.store.dynamodb.table.schema import CURSOR, SK
 from langgraph.store.dynamodb.testing import drain_stream, mock_aws
 from langgraph.store.dynamodb.testing.queues import advance_queue, drain_queue
 
@@ -379,3 +380,31 @@ def test_a_delivery_of_a_processed_checkpoint_costs_one_read_of_the_batch(flow: 
     assert "User's city is Oslo" in flow.tables.facts()
     statuses = flow.tables.extractor.wait_until_processed(TENANT, "t1", newer, timeout=0)
     assert [s.checkpoint_id for s in statuses] == [newer]
+
+
+def test_a_run_that_forms_a_memory_ends_its_lease_with_its_last_advance(flow: Pipeline) -> None:
+    """The run's writes to its cursor: the lease, and the advance that also ends it (no
+    write of its own for the release); its tokens go in the window's record, the one
+    transaction (no transaction of their own)."""
+    flow.tables.say("t1", "My dog is Rex.")
+    assert drain_stream(TABLE, flow.consumer.handle, filter_patterns=EXTRACTION_PATTERNS).ok
+    sent: list[tuple[str, dict[str, Any]]] = []
+
+    def record(model: Any, params: dict[str, Any], **_: Any) -> None:
+        sent.append((model.name, params))
+
+    client = flow.tables.store.client
+    client.meta.events.register("provide-client-params.dynamodb", record)
+    try:
+        drain_queue(flow.queue_url, flow.worker.handle, client=flow.sqs)
+    finally:
+        client.meta.events.unregister("provide-client-params.dynamodb", record)
+    assert flow.tables.facts() == ["User's dog is Rex"]
+    cursor_writes = [
+        p["UpdateExpression"]
+        for op, p in sent
+        if op == "UpdateItem" and p["Key"][SK]["S"].startswith(CURSOR)
+    ]
+    assert len(cursor_writes) == 2, cursor_writes  # the lease, the advance
+    assert "#owner" in cursor_writes[1].split("REMOVE")[1]  # the advance ends the lease
+    assert [op for op, _ in sent].count("TransactWriteItems") == 1
