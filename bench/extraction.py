@@ -64,6 +64,7 @@ from langgraph.store.dynamodb.table.schema import (
     LEDGER_INDEX,
     META_PK,
     PK,
+    RECENCY_INDEX,
     REGISTRY_PREFIX,
     SK,
     THREAD_KIND,
@@ -167,6 +168,8 @@ def purpose(operation: str, params: dict[str, Any], embedding: bool) -> str:
     """What one request of the extraction is for: the rows it names say it."""
     if embedding:
         return "embedding (the stream consumer)"
+    if operation == "Query" and params.get("IndexName") == RECENCY_INDEX:
+        return "second look (memories written meanwhile)"
     if operation == "Query":
         (pk,) = [v["S"] for k, v in params["ExpressionAttributeValues"].items() if k == ":pk"]
         return "thread (read)" if pk.startswith(THREAD_KIND) else "decisions (nearest memories)"

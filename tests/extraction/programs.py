@@ -381,4 +381,6 @@ SCENARIOS: dict[str, list[Op]] = {
         Lapse(),
         Run(A),
     ],
+    # Contradicting statements run at once by two workers: the newest is current.
+    "together": [Say(A, "city", "Bergen"), Say(B, "city", "Oslo"), Together(A, B)],
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from typing import Any
 
 import pytest
@@ -33,6 +34,7 @@ from langgraph.store.dynamodb.testing import mock_aws
 from tests.support import FakeClock
 
 from .conftest import NAMESPACE, TENANT, Tables, facts_config, open_tables
+from .test_concurrent_updates import WAIT_SECONDS, extractors
 from .test_exactly_once import Crash, Deaths
 
 
@@ -419,3 +421,63 @@ def test_a_text_revised_in_place_and_then_said_again_is_current_again(tables: Ta
         tables.say(thread, text)
         tables.extractor.run(TENANT, thread)
     assert current(tables) == ["User's city is Oslo"]
+
+
+def raced(
+    tables: Tables, clock: FakeClock, tenant: str, held: str, at: int | None, after: bool
+) -> tuple[dict[Any, tuple[Any, ...]], int]:
+    """Two conversations of one user, "my city is Bergen" then "my city is Oslo", run at
+    once by two extractors: the `held` run decides (its search finds nothing) and is held
+    before it records its window until the other has finished; then it dies at its
+    `at`-th request (None: it does not) and is retried once its lease lapses. The
+    memories, and how many requests the held run sent once let go."""
+    tables.say("t1", "My city is Bergen.", tenant=tenant)
+    clock.advance(1)
+    tables.say("t2", "My city is Oslo.", tenant=tenant)
+    with ExitStack() as stack:
+        older, newer = extractors(stack, 2)
+        first, second = (older, newer) if held == "older" else (newer, older)
+        thread = {id(older): "t1", id(newer): "t2"}
+        decided, done = threading.Event(), threading.Event()
+        deaths = Deaths([first.store.client, first.saver.client])
+
+        def hold(**_: Any) -> None:
+            if not decided.is_set():
+                decided.set()
+                assert done.wait(WAIT_SECONDS), "the other run did not finish"
+                deaths.arm(at, after)
+
+        first.store.client.meta.events.register("before-call.dynamodb.TransactWriteItems", hold)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            held_run = pool.submit(first.run, tenant, thread[id(first)])
+            assert decided.wait(WAIT_SECONDS), "the held run did not decide"
+            second.run(tenant, thread[id(second)])
+            done.set()
+            try:
+                held_run.result()
+            except ExtractionError as error:
+                assert isinstance(error.__cause__, Crash), error
+        sent = deaths.sent
+        deaths.arm(None, False)
+        clock.advance(tables.extractor.config().lease_seconds + 1)
+        first.run(tenant, thread[id(first)])
+    return snapshot(tables, tenant), sent
+
+
+@pytest.mark.parametrize("held", ["older", "newer"])
+def test_contradicting_facts_decided_at_the_same_moment_leave_the_newest_current(
+    held: str, clock: FakeClock
+) -> None:
+    """Each run's search missed the other's memory, and both facts stayed current.
+    Consolidation looks again after applying, at the memories written meanwhile, and
+    joins them into one chain; killed at any request of that and retried, the same."""
+    with mock_aws(), open_tables() as tables:
+        expected, requests = raced(tables, clock, f"{TENANT}-{held}", held, None, False)
+        states = {text: status for (_, text), (status, *_) in expected.items()}
+        assert states == {"User's city is Bergen": "superseded", "User's city is Oslo": CURRENT}
+        assert requests > 3
+        for at in range(requests):
+            for after in (False, True):
+                tenant = f"{TENANT}-{held}-{at}-{after}"
+                found, _ = raced(tables, clock, tenant, held, at, after)
+                assert found == expected, f"killed {'after' if after else 'before'} request {at}"

@@ -20,25 +20,38 @@ from botocore.exceptions import ClientError
 from langgraph.store.dynamodb.table import dynamo
 from langgraph.store.dynamodb.table.creation import missing_recency_index
 from langgraph.store.dynamodb.table.keys import Namespace, encode_namespace
-from langgraph.store.dynamodb.table.schema import PK, RECENCY_INDEX
+from langgraph.store.dynamodb.table.schema import PK, RECENCY, RECENCY_INDEX
 
 
 class Newest:
     """The item rows of one namespace, newest first, read from the recency index in pages
     that start at `page` entries and double (so an unfiltered page of results reads each
-    namespace once, and a filtered one still reaches every match)."""
+    namespace once, and a filtered one still reaches every match); with `since` (a stamp,
+    `rows.stamp_of`), only the rows updated at or after it."""
 
     def __init__(
-        self, client: Any, table: str, namespace: Namespace, *, consistent: bool, page: int
+        self,
+        client: Any,
+        table: str,
+        namespace: Namespace,
+        *,
+        consistent: bool,
+        page: int,
+        since: str | None = None,
     ) -> None:
         self.namespace = namespace
         self._client = client
         self._table = table
+        condition = f"{PK} = :pk"
+        values = {":pk": {"S": encode_namespace(namespace)}}
+        if since is not None:
+            condition += f" AND {RECENCY} >= :since"
+            values[":since"] = {"S": since}
         self._kwargs: dict[str, Any] = {
             "TableName": table,
             "IndexName": RECENCY_INDEX,
-            "KeyConditionExpression": f"{PK} = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": encode_namespace(namespace)}},
+            "KeyConditionExpression": condition,
+            "ExpressionAttributeValues": values,
             "ScanIndexForward": False,
             "ConsistentRead": consistent,
         }

@@ -167,10 +167,12 @@ NEEDS: dict[Component, frozenset[Permission]] = {
     ),
     # The extraction worker: the thread (Query, BatchGetItem), its config, cursors, ledger
     # and budget rows, the memories (the store's writes); consolidation's search of the
-    # nearest memories (SearchVectors, the query's embedding); Converse, authorized as
+    # nearest memories (SearchVectors, the query's embedding) and its second look at the
+    # memories written meanwhile (the recency index); Converse, authorized as
     # InvokeModel on the chat model; the deferred requests back on its queue and the failed
     # ones on the dead-letter queue.
     Component.EXTRACTOR: _on(On.TABLE, *EXTRACTOR_TABLE_ACTIONS)
+    | _on(On.LOCAL_INDEX, "dynamodb:Query")
     | _on(On.VECTOR_INDEX, "dynamodb:SearchVectors")
     | _on(On.MODEL, "bedrock:InvokeModel")
     | _on(On.CHAT_MODEL, "bedrock:InvokeModel")

@@ -24,7 +24,12 @@ from typing import Any
 
 from langgraph.store.base import GetOp, Item
 from langgraph.store.dynamodb.basestore.store import DynamoDBStore
-from langgraph.store.dynamodb.extraction.consolidation.journal import Memory, SaidAt, Step
+from langgraph.store.dynamodb.extraction.consolidation.journal import (
+    WRITES,
+    Memory,
+    SaidAt,
+    Step,
+)
 from langgraph.store.dynamodb.recall.fields import (
     CONTENT,
     CURRENT,
@@ -55,12 +60,16 @@ LINKS = (STATUS, SUPERSEDED_BY, SUPERSEDED_AT, SUPERSEDES)
 
 def apply(store: DynamoDBStore, steps: Sequence[Step]) -> int:
     """Apply the steps (again, after a crash: nothing changes twice); returns how many
-    write a memory (all but no-ops)."""
+    write a memory's content (adds, updates, supersedes)."""
     # An add is written expecting no memory at its key (a content key is new far more
     # often than not): no read first; a refused write reads and redoes.
-    found = _read(store, [(s.namespace, s.key) for s in steps if s.key and s.op != "add"])
+    read_first = [(s.namespace, s.key) for s in steps if s.key and s.op in ("noop", "update")]
+    found = _read(store, read_first)
     for step in steps:
         if step.key is None:
+            continue
+        if step.op == "link":
+            settle(store, step.namespace, [step.key, str(step.target)])
             continue
         read = found.get((step.namespace, step.key))
         if step.op == "noop":
@@ -74,7 +83,7 @@ def apply(store: DynamoDBStore, steps: Sequence[Step]) -> int:
             settle(store, step.namespace, [step.key, step.target])
         elif read is not None and _linked(read.value):
             settle(store, step.namespace, [step.key])
-    return sum(step.op != "noop" for step in steps)
+    return sum(step.op in WRITES for step in steps)
 
 
 def _linked(value: Mapping[str, Any]) -> bool:

@@ -24,7 +24,9 @@ from langgraph.store.dynamodb.extraction.consolidation.decisions import (
 from langgraph.store.dynamodb.extraction.strategies.candidates import Candidate
 from langgraph.store.dynamodb.recall.fields import PROVENANCE
 
-Op = Literal["add", "noop", "update", "supersede"]
+Op = Literal["add", "noop", "update", "supersede", "link"]
+# The steps that write a memory's content (a no-op adds a source, a link a place in a chain).
+WRITES: tuple[Op, ...] = ("add", "update", "supersede")
 Memory = tuple[tuple[str, ...], str]
 # When a candidate was said: `[t, n]` (see the module's docstring).
 SaidAt = list[float]
@@ -34,10 +36,12 @@ SaidAt = list[float]
 class Step:
     """One decision, ready to apply: `op` on the memory at `key` in `namespace` (for a
     no-op, the memory that already says it, None when the decision named none), `target`
-    the memory a supersede replaces, `value` the content and provenance written (none for
-    a no-op), `thread_id` and `source` (`{"said_at": [t, n], "message_ids": [...]}`) the
-    conversation that stated it. `own` is an update's candidate content before any merge
-    (what replaces a memory whose every message the window covers again: a replay)."""
+    the memory a supersede replaces (a `link` joins `key` and `target` in one chain: the
+    second look at memories written meanwhile, `recheck`), `value` the content and
+    provenance written (none for a no-op), `thread_id` and `source` (`{"said_at": [t, n],
+    "message_ids": [...]}`) the conversation that stated it. `own` is an update's
+    candidate content before any merge (what replaces a memory whose every message the
+    window covers again: a replay)."""
 
     op: Op
     namespace: tuple[str, ...]
@@ -125,13 +129,19 @@ def touched(steps: Sequence[Step]) -> list[Memory]:
 class Window:
     """A window as recorded on its cursor before its steps are applied: the steps, and
     where the cursor goes once they are (the checkpoint and message processed through,
-    the messages left, the problem to report)."""
+    the messages left, the problem to report). `recheck` names the memories it writes
+    that are looked at again once applied, against the memories of their namespace
+    written since `since` (epoch seconds: when the decision began to read) that the
+    decision did not read (`seen`)."""
 
     steps: tuple[Step, ...]
     checkpoint_id: str | None
     message_id: str | None
     lag: int
     problem: str | None
+    since: float | None = None
+    seen: tuple[str, ...] = ()
+    recheck: tuple[str, ...] = ()
 
     def dumps(self) -> str:
         return json.dumps(
@@ -141,6 +151,9 @@ class Window:
                 "message_id": self.message_id,
                 "lag": self.lag,
                 "problem": self.problem,
+                "since": self.since,
+                "seen": list(self.seen),
+                "recheck": list(self.recheck),
             },
             separators=(",", ":"),
         )
@@ -154,4 +167,7 @@ class Window:
             message_id=data["message_id"],
             lag=data["lag"],
             problem=data["problem"],
+            since=data.get("since"),
+            seen=tuple(data.get("seen", ())),
+            recheck=tuple(data.get("recheck", ())),
         )

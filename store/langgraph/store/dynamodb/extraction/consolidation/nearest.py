@@ -154,15 +154,13 @@ class NearestConsolidator:
                 if item.key not in number:
                     number[item.key] = len(numbered)
                     numbered.append(item)
-        lines = ["Known memories:"]
-        lines += [f"[{n}] {item.value.get(TEXT, '')}" for n, item in enumerate(numbered)]
-        lines.append("New candidates:")
+        lines = []
         for i in pending:
             c = candidates[i]
             revises = f" -> [{number[c.fixed_key]}]" if c.fixed_key in number else ""
             flag = " (correction)" if c.content.get(CORRECTION) else ""
             lines.append(f"[c{i}]{revises} {c.content.get(TEXT, '')}{flag}")
-        answer = ask(model, Decisions, PROMPT, "\n".join(lines))
+        answer = ask(model, Decisions, PROMPT, _prompt(numbered, lines))
         choices = {choice.candidate: choice for choice in answer.decisions}
         decided: dict[int, Decision] = {}
         for i in pending:
@@ -199,3 +197,32 @@ class NearestConsolidator:
             return Supersede(candidate, namespace, target.key, target)
         merged = {**candidate.content, TEXT: choice.text} if choice.text else None
         return Update(candidate, namespace, target.key, target, merged)
+
+
+def related(
+    model: BaseChatModel, written: Sequence[tuple[str, str]], known: Sequence[Item]
+) -> list[tuple[str, str]]:
+    """For memories just written (`(key, text)`), the `known` memories each one is about,
+    decided by the consolidation prompt: any decision but add relates the two (a newer
+    version, a contradiction, the same fact in other words). `MalformedAnswerError` when
+    the answer names a memory or candidate it was not shown."""
+    lines = [f"[c{i}] {text}" for i, (_, text) in enumerate(written)]
+    answer = ask(model, Decisions, PROMPT, _prompt(known, lines))
+    pairs: list[tuple[str, str]] = []
+    for choice in answer.decisions:
+        if choice.action == "add":
+            continue
+        if choice.candidate >= len(written) or choice.target is None or choice.target >= len(known):
+            raise MalformedAnswerError(
+                f"decision {choice.action} for candidate {choice.candidate} names memory "
+                f"{choice.target}, which was not shown"
+            )
+        pairs.append((written[choice.candidate][0], known[choice.target].key))
+    return list(dict.fromkeys(pairs))
+
+
+def _prompt(known: Sequence[Item], candidates: Sequence[str]) -> str:
+    """The decision prompt's text: the known memories numbered, then the candidates' lines."""
+    lines = ["Known memories:"]
+    lines += [f"[{n}] {item.value.get(TEXT, '')}" for n, item in enumerate(known)]
+    return "\n".join([*lines, "New candidates:", *candidates])

@@ -10,7 +10,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
@@ -24,12 +24,14 @@ from langgraph.store.dynamodb.extraction.consolidation.decisions import (
     consolidate,
 )
 from langgraph.store.dynamodb.extraction.consolidation.journal import (
+    WRITES,
     SaidAt,
-    Step,
     Window,
     plan,
     touched,
 )
+from langgraph.store.dynamodb.extraction.consolidation.nearest import NearestConsolidator
+from langgraph.store.dynamodb.extraction.consolidation.recheck import Watched, look_again
 from langgraph.store.dynamodb.extraction.engine.budget import Budget, seconds_to_next_day
 from langgraph.store.dynamodb.extraction.engine.config import (
     ExtractionConfig,
@@ -636,34 +638,35 @@ class _Run:
                     return self._report(skipped=spent, retry_after=seconds_to_next_day(now))
             window_ = window(pending, limits)
             rest = pending[len(window_) :]
-            steps, malformed = self._decide(window_, namespace, values)
             checkpoint = state.checkpoint_id if not rest else self.cursor.checkpoint_id
-            last = window_[-1].message_id
-            self._apply(
-                Window(tuple(steps), checkpoint, last, len(rest), malformed), final=not rest
-            )
+            where = Window((), checkpoint, window_[-1].message_id, len(rest), None)
+            self._apply(self._decide(window_, namespace, values, where), final=not rest)
             pending = rest
         return self._report()
 
     def _decide(
-        self, messages: Sequence[Message], namespace: tuple[str, ...], values: dict[str, str]
-    ) -> tuple[list[Step], str | None]:
-        """Extract one window and decide what its candidates do: the steps, stamped with
-        when each was said, and the problem if any. Tokens count even when it raises (at
-        once); otherwise they go with the window's record (`_apply`)."""
+        self,
+        messages: Sequence[Message],
+        namespace: tuple[str, ...],
+        values: dict[str, str],
+        where: Window,
+    ) -> Window:
+        """Extract one window and decide what its candidates do: `where` with the steps,
+        stamped with when each was said, the problem if any, and what the second look
+        compares (`recheck`: the nearest consolidator's new and revised memories, but
+        fixed-key ones). Tokens count even when it raises (at once); otherwise they go
+        with the window's record (`_apply`)."""
         cursor = self.cursor
         transcript = Transcript(cursor.tenant, cursor.thread_id, tuple(messages), values)
         model = self.x.chat_model(self.config.model_for(self.strategy))
+        consolidator = self.x._consolidator or self.config.consolidation.consolidator()
+        read = Watched(self.x.store)
         with tallied() as tally:
             try:
                 extracted = extract(self.strategy, transcript, model)
+                since = clock.now()
                 decisions, problem = consolidate(
-                    self.x._consolidator or self.config.consolidation.consolidator(),
-                    extracted,
-                    namespace,
-                    self.strategy,
-                    self.x.store,
-                    model,
+                    consolidator, extracted, namespace, self.strategy, read, model
                 )
             except BaseException:
                 self._tally(tally)
@@ -671,7 +674,22 @@ class _Run:
                 raise
         self._tally(tally)
         self.unchanged += sum(isinstance(d, NoOp) for d in decisions)
-        return plan(decisions, namespace, self._said_at), problem
+        steps = plan(decisions, namespace, self._said_at)
+        recheck = [
+            step.key
+            for decision, step in zip(decisions, steps, strict=True)
+            if step.op in WRITES and step.key and decision.candidate.fixed_key is None
+        ]
+        if not isinstance(consolidator, NearestConsolidator) or not recheck:
+            return replace(where, steps=tuple(steps), problem=problem)
+        return replace(
+            where,
+            steps=tuple(steps),
+            problem=problem,
+            since=since,
+            seen=tuple(sorted(read.keys)),
+            recheck=tuple(dict.fromkeys(recheck)),
+        )
 
     def _said_at(self, candidate: Candidate) -> SaidAt:
         """When the candidate was said: the time its newest source message was first in
@@ -708,16 +726,40 @@ class _Run:
         else:
             self._spend()
         self.written.extend(memories)
-        self.formed += [s.key for s in recorded.steps if s.op != "noop" and s.key is not None]
+        self.formed += [s.key for s in recorded.steps if s.op in WRITES and s.key is not None]
         added = apply(self.x.store, recorded.steps)
+        problem = self._look_again(recorded) if recorded.recheck else None
         self._advance(
             recorded.checkpoint_id,
             recorded.message_id,
             added,
             recorded.lag,
-            recorded.problem,
+            recorded.problem or problem,
             final=final,
         )
+
+    def _look_again(self, applied: Window) -> str | None:
+        """Compare the window's new memories with those written meanwhile (`recheck`);
+        the links it decides are recorded (a retry applies them, not a new decision),
+        then applied. Returns the problem, if any."""
+        model = self.x.chat_model(self.config.model_for(self.strategy))
+        with tallied() as tally:
+            try:
+                links, problem = look_again(self.x.store, model, applied)
+            except BaseException:
+                self._tally(tally)
+                self._spend()
+                raise
+        self._tally(tally)
+        if not links:
+            self._spend()
+            return problem
+        linked = Window(
+            tuple(links), applied.checkpoint_id, applied.message_id, applied.lag, applied.problem
+        )
+        self._record([], linked)
+        apply(self.x.store, links)
+        return problem
 
     def _record(self, memories: Sequence[Memory], recorded: Window) -> None:
         """Record the window and its ledger rows, its tokens in the same transaction; the
