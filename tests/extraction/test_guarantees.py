@@ -470,13 +470,14 @@ def test_contradicting_facts_decided_at_the_same_moment_leave_the_newest_current
 ) -> None:
     """Each run's search missed the other's memory, and both facts stayed current.
     Consolidation looks again after applying, at the memories written meanwhile, and
-    joins them into one chain; killed at any request of that and retried, the same."""
+    joins them into one chain; killed at any request of that and retried, the same (the
+    held run links either way round: its deaths are tried once, on the older)."""
     with mock_aws(), open_tables() as tables:
         expected, requests = raced(tables, clock, f"{TENANT}-{held}", held, None, False)
         states = {text: status for (_, text), (status, *_) in expected.items()}
         assert states == {"User's city is Bergen": "superseded", "User's city is Oslo": CURRENT}
         assert requests > 3
-        for at in range(requests):
+        for at in range(requests if held == "older" else 0):
             for after in (False, True):
                 tenant = f"{TENANT}-{held}-{at}-{after}"
                 found, _ = raced(tables, clock, tenant, held, at, after)

@@ -23,7 +23,7 @@ from langgraph.store.dynamodb.extraction import (
     ThreadBusyError,
 )
 from langgraph.store.dynamodb.extraction.engine.config import parse
-from langgraph.store.dynamodb.extraction.engine.extractor import StrategyRun
+from langgraph.store.dynamodb.extraction.engine.strategy_run import StrategyRun
 from rich.table import Table
 
 app = typer.Typer(
