@@ -9,15 +9,15 @@ The deployed topology runs in this process on the in-process emulation: the stre
 consumer (`StreamConsumer`, one reader of the stream) embeds and routes new checkpoints
 to the extraction queue; the extraction worker (`ExtractionWorker`, as Lambda's SQS event
 source delivers it) forms the memories with the semantic facts strategy, idle trigger 0,
-and the default consolidator; the consumer embeds them (`embed_on="stream"`). Each turn
-states one fact ("My favourite number is n."), so each trigger forms one memory.
+and the default consolidator, embedding each memory as it writes it (the Lambda's store:
+`embed_on="write"`). Each turn states one fact ("My favourite number is n."), so each
+trigger forms one memory.
 
 Latency model: the emulated Converse answers after `--converse-s` seconds (a real
 model's structured-output call; `EmulatorSettings.converse_latency`), and the stream is read
 every `--batching-s` seconds (the stack's `max_batching_window` on the consumer's event
 source: a quiet table waits that long at most), turns arriving at random moments of it.
-A turn's memory waits for the stream twice: its checkpoint to be routed, the memory
-to be embedded.
+A turn's memory waits for the stream once: its checkpoint to be routed.
 Not modelled: the stream's own propagation (sub-second on AWS), Lambda's invocation
 overhead and DynamoDB's round trips (milliseconds each, against seconds of model time).
 The emulation runs one extraction Lambda at a time (10 threads a batch, concurrently): the
@@ -128,7 +128,14 @@ def rig() -> Rig:
     store = DynamoDBStore(TABLE, region_name=REGION, index=index, on_usage=usage.append)  # type: ignore[arg-type]
     store.setup()
     saver = DynamoDBSaver(TABLE, region_name=REGION, tenant_key="tenant")
-    extractor = Extractor(store, saver)
+    # The extraction Lambda's own store (`worker_from_env`): it embeds as it writes.
+    embedded = DynamoDBStore(
+        TABLE,
+        region_name=REGION,
+        index={**index, "embed_on": "write"},  # type: ignore[arg-type]
+        on_usage=usage.append,
+    )
+    extractor = Extractor(embedded, saver)
     facts = SemanticFacts(
         name="facts",
         namespace=("memories", "{tenant}", "{thread_id}"),

@@ -170,9 +170,8 @@ def test_the_extractor_forms_memories_under_its_own_role(
     with deployed(tmp_path, monkeypatch) as d:
         checkpoint = d.turn("t1", "I prefer green tea. My dog is Rex.")
         d.deliver_stream()  # routes the checkpoint
-        report = d.deliver_queue()  # forms the memories
+        report = d.deliver_queue()  # forms the memories, each written with its vector
         assert report.delivered >= 1 and not report.errors, report
-        d.deliver_stream()  # embeds them
         [status] = d.extractor.wait_until_processed("acme", "t1", checkpoint, timeout=0)
         assert status.memories == 2 and status.last_error is None
         found = d.store.search(NAMESPACE, query="which tea does the user like", limit=1)

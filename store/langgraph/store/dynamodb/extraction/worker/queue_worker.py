@@ -235,9 +235,10 @@ def worker_env(
 
 def worker_from_env(env: Mapping[str, str] | None = None) -> ExtractionWorker:
     """A worker configured the way the CDK stack configures the Lambda (`worker_env`): the
-    store writes memories with `embed_on="stream"` (the stream consumer embeds them, as any
-    write) and embeds the queries consolidation searches with; the saver reads threads
-    keyed by `THREAD_TENANT_KEY`; the chat models are Bedrock's (`ChatBedrockConverse`).
+    store embeds each memory as it writes it (`embed_on="write"`: the run already waits on
+    Bedrock, and the memory is written once, with its vector, instead of again by the
+    stream consumer) and embeds the queries consolidation searches with; the saver reads
+    threads keyed by `THREAD_TENANT_KEY`; the chat models are Bedrock's (`ChatBedrockConverse`).
     Usage per tenant goes to the log as JSON (`usage.UsageLogSink`)."""
     settings = Environment(env)
     table, queue_url, dead_letter_url = settings.require(
@@ -252,7 +253,7 @@ def worker_from_env(env: Mapping[str, str] | None = None) -> ExtractionWorker:
         "embed": bedrock_embeddings(model, dims, normalize),
         "fields": settings.get("EMBEDDING_FIELDS", "$").split(","),
         "index_name": settings.get("INDEX_NAME", DEFAULT_INDEX_NAME),
-        "embed_on": "stream",
+        "embed_on": "write",
     }
     store = DynamoDBStore(table, index=index, on_usage=UsageLogSink())  # type: ignore[arg-type]
     saver = DynamoDBSaver(table, tenant_key=settings.get("THREAD_TENANT_KEY"))
