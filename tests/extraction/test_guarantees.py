@@ -19,6 +19,7 @@ from langgraph.store.dynamodb.extraction import (
     SemanticFacts,
     SessionSummaries,
     TenantOverride,
+    UserPreferences,
 )
 from langgraph.store.dynamodb.extraction.engine.config import Limits
 from langgraph.store.dynamodb.recall.fields import (
@@ -33,7 +34,7 @@ from langgraph.store.dynamodb.testing import mock_aws
 
 from tests.support import FakeClock
 
-from .conftest import NAMESPACE, TENANT, Tables, facts_config, open_tables
+from .conftest import NAMESPACE, TENANT, USER, Tables, facts_config, open_tables
 from .test_concurrent_updates import WAIT_SECONDS, extractors
 from .test_exactly_once import Crash, Deaths
 
@@ -482,3 +483,33 @@ def test_contradicting_facts_decided_at_the_same_moment_leave_the_newest_current
                 tenant = f"{TENANT}-{held}-{at}-{after}"
                 found, _ = raced(tables, clock, tenant, held, at, after)
                 assert found == expected, f"killed {'after' if after else 'before'} request {at}"
+
+
+def thread_reads(tables: Tables, tenant: str, strategies: list[Any]) -> int:
+    """The Queries of the thread's checkpoints one run sends, for 12 turns not yet
+    processed (more than the checkpoints read with the thread), each stating a fact and a
+    preference, with `strategies` configured for the tenant."""
+    tables.extractor.set_tenant_override(tenant, TenantOverride(strategies=strategies))
+    for n in range(12):
+        tables.say("t1", f"My dog is Rex number {n}. I prefer tea number {n}.", tenant=tenant)
+    sent = 0
+
+    def count(**_: Any) -> None:
+        nonlocal sent
+        sent += 1
+
+    tables.saver.client.meta.events.register("before-call.dynamodb.Query", count)
+    tables.extractor.run(tenant, "t1")
+    tables.saver.client.meta.events.unregister("before-call.dynamodb.Query", count)
+    return sent
+
+
+def test_strategies_of_one_run_walk_the_thread_back_once(tables: Tables) -> None:
+    """Each strategy dating its statements walked the thread's older checkpoints again."""
+    facts = SemanticFacts(name="facts", namespace=("memories", "{tenant}", "{user_id}", "facts"))
+    prefs = UserPreferences(name="prefs", namespace=("memories", "{tenant}", "{user_id}", "prefs"))
+    one = thread_reads(tables, "one", [facts])
+    both = thread_reads(tables, "both", [facts, prefs])
+    assert one > 1  # the thread, then its older checkpoints
+    assert both == one
+    assert len(tables.store.search(("memories", "both", USER, "prefs"), limit=100)) == 12

@@ -33,6 +33,7 @@ from langgraph.store.dynamodb.extraction.engine.cursor import (
 )
 from langgraph.store.dynamodb.extraction.engine.ledger import Ledger, Memory
 from langgraph.store.dynamodb.extraction.engine.reader import (
+    History,
     ThreadState,
     read_thread,
 )
@@ -342,14 +343,16 @@ class Extractor:
                     )
                 else:
                     held[strategy.name] = cursor
+            history = None
             if held:
-                state = read_thread(
-                    self.saver, tenant, thread_id, channel=config.messages_channel, recent=True
-                )
+                channel = config.messages_channel
+                state = read_thread(self.saver, tenant, thread_id, channel=channel, recent=True)
+                if state is not None:
+                    history = History(self.saver, tenant, thread_id, state, channel)
             for strategy in strategies:
                 if strategy.name in held:
                     run = StrategyRunner(
-                        self._means, config, strategy, held[strategy.name], owner, state
+                        self._means, config, strategy, held[strategy.name], owner, state, history
                     )
                     active.append(run)
                     runs[strategy.name] = self._run_strategy(run, force)

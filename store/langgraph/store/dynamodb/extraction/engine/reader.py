@@ -3,7 +3,6 @@ newest checkpoint and its channel values), and the window of them sent per model
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -117,23 +116,39 @@ FIRST_PAGE = 6
 LATER_PAGES = 16
 
 
-def said_times(
-    saver: DynamoDBSaver,
-    tenant: str,
-    thread_id: str,
-    state: ThreadState,
-    message_ids: Sequence[str],
-    channel: str = MESSAGES,
-) -> dict[str, float]:
+class History:
+    """A thread's checkpoints newest first, as the walk back needs them (`Seen`): those
+    read with its state, then older pages, each read when first needed and kept, so the
+    strategies of one run walk the thread once."""
+
+    def __init__(
+        self, saver: DynamoDBSaver, tenant: str, thread_id: str, state: ThreadState, channel: str
+    ) -> None:
+        self._read = list(state.recent)
+        self._more: Iterator[Seen] | None = None
+        if not state.complete:
+            self._more = _older(saver, tenant, thread_id, state, channel)
+
+    def __iter__(self) -> Iterator[Seen]:
+        index = 0
+        while True:
+            if index == len(self._read):
+                found = next(self._more, None) if self._more is not None else None
+                if found is None:
+                    self._more = None
+                    return
+                self._read.append(found)
+            yield self._read[index]
+            index += 1
+
+
+def said_times(history: History, message_ids: Sequence[str]) -> dict[str, float]:
     """When each message was said: the time of the oldest checkpoint holding it, walking
-    the thread's checkpoints back from the newest (those read with `state` first) until
-    one holds none of them; a window of many turns reads further back."""
+    the thread's checkpoints back from the newest until one holds none of them (a window
+    of many turns reads further back)."""
     wanted = set(message_ids)
     said: dict[str, float] = {}
-    pages: Iterator[Seen] = iter(state.recent)
-    if not state.complete:
-        pages = itertools.chain(pages, _older(saver, tenant, thread_id, state, channel))
-    for seen in pages:
+    for seen in history:
         held = seen.message_ids & wanted
         if not held:
             break

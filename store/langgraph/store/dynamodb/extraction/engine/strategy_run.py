@@ -32,6 +32,7 @@ from langgraph.store.dynamodb.extraction.engine.config import ExtractionConfig
 from langgraph.store.dynamodb.extraction.engine.cursor import Cursor, Cursors, LeaseLostError
 from langgraph.store.dynamodb.extraction.engine.ledger import Ledger, Memory
 from langgraph.store.dynamodb.extraction.engine.reader import (
+    History,
     ThreadState,
     count_tokens,
     said_times,
@@ -107,6 +108,7 @@ class StrategyRunner:
         cursor: Cursor,
         owner: str,
         state: ThreadState | None,
+        history: History | None,
     ) -> None:
         self.x = means
         self.config = config
@@ -114,6 +116,7 @@ class StrategyRunner:
         self.cursor = cursor
         self.owner = owner
         self.state = state
+        self.history = history
         # What the run touched (its ledger: undone if the thread goes during the run), and
         # the keys it wrote (its report: a no-op's source adds no memory).
         self.written: list[Memory] = []
@@ -229,8 +232,8 @@ class StrategyRunner:
         """When the candidate was said: the time its newest source message was first in
         a checkpoint (the checkpoint read when unknown), and that message's place in the
         thread."""
-        state = self.state
-        assert state is not None
+        state, history = self.state, self.history
+        assert state is not None and history is not None
         places = {m.message_id: i for i, m in enumerate(state.messages)}
         found = [places[m] for m in candidate.provenance.message_ids if m in places]
         if not found:
@@ -238,14 +241,7 @@ class StrategyRunner:
         newest = state.messages[max(found)].message_id
         if self.said is None:
             pending = [m.message_id for m in state.after(self.cursor.message_id)]
-            self.said = said_times(
-                self.x.saver,
-                self.cursor.tenant,
-                self.cursor.thread_id,
-                state,
-                pending,
-                self.config.messages_channel,
-            )
+            self.said = said_times(history, pending)
         return [self.said.get(newest, state.written_at), float(max(found))]
 
     def _apply(
