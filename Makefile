@@ -11,7 +11,7 @@ NODE_MODULES := infra/node_modules/.installed
 # their import paths there (store/langgraph/store/dynamodb/...), so a module added, moved
 # or removed needs no reinstall.
 
-.PHONY: install install-model test test-hardening lint typecheck demo ui chromium bench synth clean
+.PHONY: install install-model test test-hardening lint typecheck demo ui screenshots chromium bench synth clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -83,6 +83,10 @@ demo: $(DEMO_STAMP)
 # The memory inspector on what the last `make demo` left (.demo/): http://127.0.0.1:8485
 ui: $(DEMO_STAMP)
 	$(PY) -m langgraph.store.dynamodb ui
+
+# The README's screenshots of the inspector (docs/images/ui-*.png), from the browser test.
+screenshots: $(STAMP) chromium
+	UPDATE_SCREENSHOTS=1 $(PY) -m pytest -n 0 -q tests/ui/test_browser.py
 
 # Every benchmark, each timed (bench/all.py); writes bench/results/ (under 10 minutes).
 bench: $(STAMP)

@@ -2,7 +2,8 @@
 it on the emulation. It opens a tenant and a memory's history, forgets a conversation and
 checks the verified result, checks that hostile memory text never executes and that an
 action whose token was removed is refused. Its screenshots are the README's
-(docs/images/ui-*.png)."""
+(docs/images/ui-*.png), written there with `UPDATE_SCREENSHOTS=1` (`make screenshots`);
+otherwise in the test's temporary folder, so a test run leaves the tree as it was."""
 
 from __future__ import annotations
 
@@ -32,6 +33,12 @@ ARGS = [
     "--disable-sync",
 ]
 IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    """Where the screenshots go (see the module's docstring)."""
+    return IMAGES if os.environ.get("UPDATE_SCREENSHOTS") == "1" else tmp_path
 
 
 @pytest.fixture
@@ -78,8 +85,8 @@ def world_app(world: World) -> Any:
     return create_app(world.inspector(), allow_actions=True)
 
 
-def test_walk_the_inspector(browser: Any, served: str) -> None:
-    IMAGES.mkdir(parents=True, exist_ok=True)
+def test_walk_the_inspector(browser: Any, served: str, shots: Path) -> None:
+    shots.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1200, "height": 820})
     page.set_default_timeout(10_000)
     dialogs: list[str] = []
@@ -89,7 +96,7 @@ def test_walk_the_inspector(browser: Any, served: str) -> None:
     page.wait_for_selector("h1:has-text('Tenant')")
     assert page.locator("a.user", has_text="memories.acme.u1").count() == 1
     assert SECRET not in page.content()
-    page.screenshot(path=str(IMAGES / "ui-tenant.png"))
+    page.screenshot(path=str(shots / "ui-tenant.png"))
 
     page.click("a.user:has-text('memories.acme.u1')")
     page.wait_for_selector("section.strategy")
@@ -101,7 +108,7 @@ def test_walk_the_inspector(browser: Any, served: str) -> None:
     )
     assert page.evaluate("window.__pwned === undefined")
     assert page.locator("main img").count() == 0
-    page.screenshot(path=str(IMAGES / "ui-memories.png"), full_page=False)
+    page.screenshot(path=str(shots / "ui-memories.png"), full_page=False)
 
     page.locator("article.memory", has_text="User's city is Bergen").locator("a.history").click()
     page.wait_for_selector("ol.chain")
@@ -109,7 +116,7 @@ def test_walk_the_inspector(browser: Any, served: str) -> None:
     assert chain.count() == 2
     assert "Oslo" in chain.nth(0).inner_text() and "superseded" in chain.nth(0).inner_text()
     assert "Bergen" in chain.nth(1).inner_text()
-    page.screenshot(path=str(IMAGES / "ui-history.png"), full_page=True)
+    page.screenshot(path=str(shots / "ui-history.png"), full_page=True)
 
     # an action whose token was taken out of its form is refused, nothing done
     page.locator("a.action", has_text="forget this conversation").first.click()
@@ -123,14 +130,14 @@ def test_walk_the_inspector(browser: Any, served: str) -> None:
     page.go_back()
     page.reload()
     page.wait_for_selector("h1:has-text('Forget conversation')")
-    page.screenshot(path=str(IMAGES / "ui-confirm-forget.png"), full_page=True)
+    page.screenshot(path=str(shots / "ui-confirm-forget.png"), full_page=True)
     page.click("button:has-text('Forget this conversation')")
     page.wait_for_selector("p.result", timeout=15_000)
     assert page.locator("b.deleted").inner_text() == "2"
     assert page.locator("b.verified").inner_text() == "0"
-    page.screenshot(path=str(IMAGES / "ui-forget-result.png"))
+    page.screenshot(path=str(shots / "ui-forget-result.png"))
 
     page.goto(served + "/usage?g=memories.acme")
     page.wait_for_selector("svg rect.bar")
-    page.screenshot(path=str(IMAGES / "ui-usage.png"))
+    page.screenshot(path=str(shots / "ui-usage.png"))
     assert page.evaluate("window.__pwned === undefined") and dialogs == []
