@@ -73,7 +73,7 @@ def _check_the_inspector_browses_it(root: Path) -> None:
         with urllib.request.urlopen(url.rstrip("/") + html.unescape(memories.group(1))) as page:
             shown = page.read().decode()
         # a memory with the message it came from, quoted from the thread
-        assert "User&#39;s timezone is CET" in shown and "My timezone is CET." in shown
+        assert "User&#39;s timezone is PST" in shown and "my timezone is PST." in shown
     finally:
         ui.terminate()
         ui.communicate(timeout=60)
@@ -107,15 +107,18 @@ def _check_memories_formed_in_the_background(out: str) -> None:
     memory; the memories carry their provenance; a new thread recalls them."""
     formed = out.split("8. Memories that form themselves")[1]
     waits = re.findall(r"turn -> memory searchable: ([\d.]+) s", formed)
-    assert len(waits) == 3 and all(float(w) < 60 for w in waits)
+    assert len(waits) == 4 and all(float(w) < 60 for w in waits)
     table = formed.split("each with its provenance")[1].split("No agent code")[0]
-    rows = re.findall(r"│ (User[^│]*?)\s*│ t7\s+│ …\w+\s+│ …\w+\s+│ facts\s+│ amazon\.nova", table)
+    rows = re.findall(
+        r"│ (User[^│]*?)\s*│ (\w+)\s*│ t7\s+│ …\w+\s+│ …\w+\s+│ facts\s+│ amazon\.nova", table
+    )
     assert sorted(rows) == [
-        "User prefers email over phone calls",
-        "User uses the Go SDK",
-        "User's timezone is CET",
+        ("User prefers email over phone calls", "current"),
+        ("User uses the Go SDK", "current"),
+        ("User's timezone is CET", "superseded"),
+        ("User's timezone is PST", "current"),
     ]
-    assert "Extraction status of t7: 3 memories, lag 0 messages, last error: none" in formed
+    assert "Extraction status of t7: 4 memories, lag 0 messages, last error: none" in formed
     recalled = formed.split("A new thread t8 of acme-corp/user-42 recalls them")[1]
     assert re.search(
         r"│ 1\s+│ [\d.]+\s+│ facts-\w+\s*│ User prefers email over phone calls", recalled

@@ -42,6 +42,7 @@ from langgraph.store.dynamodb.extraction import (
     Provenance,
     SemanticFacts,
 )
+from langgraph.store.dynamodb.recall.fields import CURRENT, STATUS
 from langgraph.store.dynamodb.table.usage import UsageHook, UsageRecord
 from rich.console import Console
 from rich.markup import escape
@@ -76,6 +77,7 @@ REPLIES = [
     "Hello! How can I help?",
     "Thanks, noted for the ticket.",
     "Good to know.",
+    "Got it, PST from now on.",
     "We will email you about the outage, never call.",
 ]
 
@@ -91,7 +93,12 @@ RESUME_TIMEOUT_SECONDS = 120
 LEARNER = Tenant("acme-corp", "user-42")
 LEARNED = (
     "t7",
-    ["Hi! I prefer email over phone calls.", "My timezone is CET.", "I use the Go SDK."],
+    [
+        "Hi! I prefer email over phone calls.",
+        "My timezone is CET.",
+        "I use the Go SDK.",
+        "Actually, my timezone is PST.",
+    ],
 )
 RECALL_THREAD, RECALL_QUERY = "t8", "How should you reach me about the outage: email or phone?"
 # What extraction forms, and where: the semantic facts strategy, one namespace per user.
@@ -372,6 +379,7 @@ def memories_that_form_themselves(
     namespace = (*LEARNER.namespace, "facts")
     grid = Table(
         "memory",
+        "status",
         "thread",
         "checkpoint",
         "message",
@@ -384,6 +392,7 @@ def memories_that_form_themselves(
         origin = Provenance(**item.value["provenance"])
         grid.add_row(
             item.value["text"],
+            item.value.get(STATUS, CURRENT),
             origin.thread_id,
             "…" + origin.checkpoint_ids[-1][-12:],
             "…" + origin.message_ids[0][-8:],
@@ -391,6 +400,10 @@ def memories_that_form_themselves(
             origin.model,
         )
     console.print(grid)
+    console.print(
+        "The newer timezone superseded the older one, which stays as history (recall shows "
+        "current memories only; `dynamodb-memory ui` shows the chain)."
+    )
     (status,) = extractor.status(LEARNER.tenant, thread)
     console.print(
         f"No agent code wrote these: the extraction worker formed them off the hot path. "
