@@ -36,39 +36,37 @@ __all__ = ["check_write", "forget", "note_write"]
 Attributes = Mapping[str, DynamoType]
 
 
-def _size(attributes: Attributes, names: Any = None) -> int:
-    return sum(
-        bytesize(name) + value.size()
-        for name, value in attributes.items()
-        if names is None or name in names
-    )
+class _Measured:
+    """One row's sizes, each attribute measured once: the row's, and its entry's in each
+    LSI that holds it."""
 
+    def __init__(self, table: Table, attributes: Attributes) -> None:
+        each = {name: bytesize(name) + value.size() for name, value in attributes.items()}
+        self.size = sum(each.values())
+        table_keys = {table.hash_key_attr, table.range_key_attr}
+        self.entries: list[int] = []
+        for index in table.indexes:
+            keys = table_keys | {k["AttributeName"] for k in index.schema}
+            if not all(name in attributes for name in keys):
+                continue
+            projection = index.projection or {}
+            kind = projection.get("ProjectionType", "ALL")
+            if kind == "ALL":
+                self.entries.append(self.size)
+                continue
+            if kind == "INCLUDE":
+                keys = keys | set(projection.get("NonKeyAttributes", []))
+            self.entries.append(sum(size for name, size in each.items() if name in keys))
 
-def _entry_sizes(table: Table, attributes: Attributes) -> list[int]:
-    """The size of the item's entry in each LSI that holds it."""
-    table_keys = {table.hash_key_attr, table.range_key_attr}
-    sizes = []
-    for index in table.indexes:
-        keys = table_keys | {k["AttributeName"] for k in index.schema}
-        if not all(name in attributes for name in keys):
-            continue
-        projection = index.projection or {}
-        kind = projection.get("ProjectionType", "ALL")
-        if kind == "ALL":
-            sizes.append(_size(attributes))
-        elif kind == "INCLUDE":
-            sizes.append(_size(attributes, keys | set(projection.get("NonKeyAttributes", []))))
-        else:
-            sizes.append(_size(attributes, keys))
-    return sizes
+    @property
+    def footprint(self) -> int:
+        """Bytes the row adds to its item collection."""
+        return self.size + sum(self.entries) + OVERHEAD_BYTES * (1 + len(self.entries))
 
 
 def _footprint(table: Table, attributes: Attributes | None) -> int:
     """Bytes a row adds to its item collection."""
-    if attributes is None:
-        return 0
-    entries = _entry_sizes(table, attributes)
-    return _size(attributes) + sum(entries) + OVERHEAD_BYTES * (1 + len(entries))
+    return 0 if attributes is None else _Measured(table, attributes).footprint
 
 
 def check_write(
@@ -78,25 +76,28 @@ def check_write(
     new: Attributes,
     *,
     applied: bool = False,
-) -> None:
+) -> int | None:
     """Raise as DynamoDB would when writing `new` over `old` breaks an LSI limit (`applied`:
     the table already holds `new`, and the caller rolls it back on error). O(1) for the
-    item-collection limit: the collection's size is kept running (`note_write`)."""
+    item-collection limit: the collection's size is kept running (`note_write`). Returns
+    how much the write grows the collection (None: the table has no LSI)."""
     if not table.indexes:
-        return
+        return None
     for index in table.indexes:
         for key in index.schema:
             value = new.get(key["AttributeName"])
             if key["KeyType"] == "RANGE" and value and value.size() > MAX_SORT_KEY_BYTES:
                 raise RangeKeyTooLong()
-    if _size(new) + sum(_entry_sizes(table, new)) > MAX_ITEM_BYTES:
+    measured = _Measured(table, new)
+    if measured.size + sum(measured.entries) > MAX_ITEM_BYTES:
         raise ItemSizeTooLarge()
-    growth = _footprint(table, new) - _footprint(table, old)
+    growth = measured.footprint - _footprint(table, old)
     if growth <= 0:
-        return
-    before = _collection_bytes(table, hash_key, old, new, applied=applied)
+        return growth
+    before = _collection_bytes(table, hash_key, growth, old is None, applied=applied)
     if before + growth > current_settings().item_collection_size_limit:
         raise ItemCollectionSizeLimitExceeded()
+    return growth
 
 
 # Per table: hash key -> (rows, bytes) of its item collection, kept by `note_write`.
@@ -113,28 +114,34 @@ def _rows(table: Table, hash_key: DynamoType) -> int:
 
 
 def _collection_bytes(
-    table: Table, hash_key: DynamoType, old: Attributes | None, new: Attributes, *, applied: bool
+    table: Table, hash_key: DynamoType, growth: int, added: bool, *, applied: bool
 ) -> int:
-    """The collection's size before this write: the running figure, or (first use, or a
-    row count that disagrees with it) the sum over its rows, once."""
-    rows = _rows(table, hash_key) - (1 if applied and old is None else 0)
+    """The collection's size before a write that grows it by `growth` (`added`: a new
+    row): the running figure, or (first use, or a row count that disagrees with it) the
+    sum over its rows, once."""
+    rows = _rows(table, hash_key) - (1 if applied and added else 0)
     known = _running(table).get(hash_key)
     if known is not None and known[0] == rows:
         return known[1]
     held = table.items.get(hash_key, {}) if table.range_key_attr else {}
     total = sum(_footprint(table, row.attrs) for row in held.values())
     if applied:
-        total -= _footprint(table, new) - _footprint(table, old)
+        total -= growth
     _running(table)[hash_key] = (rows, total)
     return total
 
 
 def note_write(
-    table: Table, hash_key: DynamoType, old: Attributes | None, new: Attributes | None
+    table: Table,
+    hash_key: DynamoType,
+    old: Attributes | None,
+    new: Attributes | None,
+    growth: int | None = None,
 ) -> None:
-    """Keep the running size exact after a write replaced `old` by `new` (None: absent).
-    A figure that no longer matches the collection's row count is dropped (recomputed on
-    next use), so a write through a path that does not call this cannot leave it wrong."""
+    """Keep the running size exact after a write replaced `old` by `new` (None: absent),
+    which grew the collection by `growth` (measured again when not given). A figure that
+    no longer matches the collection's row count is dropped (recomputed on next use), so a
+    write through a path that does not call this cannot leave it wrong."""
     if not table.indexes or not table.range_key_attr:
         return
     running = _running(table)
@@ -145,7 +152,9 @@ def note_write(
     if known[0] != rows - (new is not None) + (old is not None):
         del running[hash_key]
         return
-    running[hash_key] = (rows, known[1] + _footprint(table, new) - _footprint(table, old))
+    if growth is None:
+        growth = _footprint(table, new) - _footprint(table, old)
+    running[hash_key] = (rows, known[1] + growth)
 
 
 def forget(table: Table, hash_key: DynamoType) -> None:

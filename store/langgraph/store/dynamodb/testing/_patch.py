@@ -286,10 +286,10 @@ def _table_put_item(original: Callable[..., Any]) -> Any:
             and self.hash_key_attr in item_attrs
             and not getattr(_updating, "active", False)
         )
-        replaced = _check_put(self, item_attrs) if keyed else None
+        replaced, growth = _check_put(self, item_attrs) if keyed else (None, None)
         item = _put_vectors(self, original, item_attrs, *args, **kwargs)
         if keyed:
-            lsi.note_write(self, item.hash_key, replaced, item.attrs)
+            lsi.note_write(self, item.hash_key, replaced, item.attrs, growth)
         return item
 
     return put_item
@@ -320,8 +320,11 @@ def _put_vectors(
     return item
 
 
-def _check_put(table: Table, item_attrs: dict[str, Any]) -> dict[str, Any] | None:
-    """Check the LSI limits of a put; the attributes of the row it replaces, if any."""
+def _check_put(
+    table: Table, item_attrs: dict[str, Any]
+) -> tuple[dict[str, Any] | None, int | None]:
+    """Check the LSI limits of a put; the attributes of the row it replaces, if any, and
+    how much it grows the item collection (None: not measured)."""
     from moto.dynamodb.models.dynamo_type import DynamoType
 
     new = lsi.attributes_of(item_attrs)
@@ -330,10 +333,9 @@ def _check_put(table: Table, item_attrs: dict[str, Any]) -> dict[str, Any] | Non
     try:
         old = table.get_item(hk, rk)
     except Exception:
-        return None  # moto rejects the malformed key itself
+        return None, None  # moto rejects the malformed key itself
     replaced = old.attrs if old is not None else None
-    lsi.check_write(table, hk, replaced, new)
-    return replaced
+    return replaced, lsi.check_write(table, hk, replaced, new)
 
 
 def _table_delete_item(original: Callable[..., Any]) -> Any:
@@ -362,7 +364,7 @@ def _backend_update_item(original: Callable[..., Any]) -> Any:
                 item = original(self, table_name, key, *a, **kw)
             finally:
                 _updating.active = False
-            lsi.check_write(
+            growth = lsi.check_write(
                 table,
                 hk,
                 snapshot.attrs if snapshot is not None else None,
@@ -378,7 +380,8 @@ def _backend_update_item(original: Callable[..., Any]) -> Any:
             if shard is not None:
                 del shard.items[n_records:]
             raise
-        lsi.note_write(table, hk, snapshot.attrs if snapshot is not None else None, item.attrs)
+        old = snapshot.attrs if snapshot is not None else None
+        lsi.note_write(table, hk, old, item.attrs, growth)
         if vectors:
             v.note_write(table, hk, rk, snapshot)
         return item
