@@ -68,8 +68,10 @@ chromium:
 	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing and there is no apt-get: the browser test will skip"; fi; }
 
+# worksteal: a worker that runs out of tests takes queued ones from the other, so a
+# long test queued late does not leave one core idle at the end.
 test: lint typecheck $(NODE_MODULES) chromium
-	$(PY) -m pytest -n auto
+	$(PY) -m pytest -n auto --dist worksteal
 
 # The full workloads of issue 8 (faults, concurrency, 10,000-example properties), of
 # issue 21 (serve stopped by SIGTERM and SIGKILL under writers, export during writes) and
