@@ -522,3 +522,13 @@ def test_strategies_of_one_run_walk_the_thread_back_once(tables: Tables) -> None
     assert one > 1  # the thread, then its older checkpoints
     assert both == one
     assert len(tables.store.search(("memories", "both", USER, "prefs"), limit=100)) == 12
+
+
+def test_the_second_look_asks_nothing_about_memories_the_decision_read(tables: Tables) -> None:
+    """A run just after another in the same namespace: its decision read the other's
+    memory, so its look after writing makes no model call about it."""
+    tables.say("t1", "My city is Oslo.")
+    tables.extractor.run(TENANT, "t1")
+    tables.say("t2", "My dog is Rex.")
+    (run,) = tables.extractor.run(TENANT, "t2").runs
+    assert run.written and run.model_calls == 2  # extraction, consolidation: no third

@@ -6,9 +6,10 @@ Oslo" and "my city is Bergen") each search before the other writes, and both add
 run looks again after writing, so at least one of the two sees the other's memory (a
 strongly consistent read of the recency index); a memory it relates to one of its own
 joins that memory's chain (a `link` step), ordered by when each was said, so the newest
-is current whichever run saw the other, or both. The store embeds in the background, so
-the look reaches back `LAG_SECONDS` before the decision: a memory written that long
-before it may not have been searchable yet.
+is current whichever run saw the other, or both. The vector index is eventually
+consistent (and a store with `embed_on="stream"` embeds in the background), so the look
+reaches back `LAG_SECONDS` before the decision: a memory written that long before it may
+not have been searchable yet.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ from langgraph.store.dynamodb.recall.fields import SUPERSEDED_BY, SUPERSEDES, TE
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-# How long before a decision a memory written may not be searchable yet (the stream
-# consumer embeds it within seconds).
+# How long before a decision a memory written may not be searchable yet (the vector
+# index catches up, or the stream consumer embeds it, within seconds).
 LAG_SECONDS = 15.0
 # The most memories written meanwhile that one look compares (the newest).
 MAX_FRESH = MAX_K
