@@ -9,8 +9,11 @@ the census (`tests/census.py`, one Scan) finds none of it after each failure seq
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from typing import Any
 
 import pytest
@@ -25,6 +28,7 @@ from typer.testing import CliRunner
 from tests import census
 from tests.census import Scope
 from tests.extraction.conftest import TENANT, Tables, open_tables
+from tests.extraction.test_concurrent_updates import extractors
 from tests.support import scan_table
 
 from .test_cli import ENV
@@ -140,3 +144,71 @@ def test_a_run_at_any_step_of_the_purge_forms_nothing_after_it(tables: Tables) -
     left = census.check(tables.store.client, tables.store.table_name, SCOPE, result)
     assert left.total == 0 and result.rows_left == 0
     assert tables.store.list_namespaces(prefix=("profiles", TENANT)) == []
+
+
+def run_let_go_at(tables: Tables, step: int, recorded: bool) -> bool:
+    """A run of a thread of a tenant of its own, held once it has read the thread (and
+    recorded its first window, if `recorded`), let go at the purge's `step`-th progress
+    report (or once the purge returned); whether it was let go during the purge. The
+    purge's report agrees with the census then, and the next purge leaves nothing."""
+    tenant = f"{TENANT}-{step}"
+    scope = Scope(("memories", tenant), (tenant,), formed=(("profiles", tenant, "u1"),))
+    facts = tables.extractor.config().strategies[0]
+    profile = SemanticFacts(name="profile", namespace=("profiles", "{tenant}", "{user_id}"))
+    tables.extractor.set_tenant_override(tenant, TenantOverride(strategies=(facts, profile)))
+    say(tables, "t1", "I prefer tea.", tenant)
+    tables.extractor.run(tenant, "t1")
+    say(tables, "t1", "My dog is Rex.", tenant)
+    held, go = threading.Event(), threading.Event()
+    records: list[str] = []
+    steps: list[int] = []
+
+    def hold(model: Any, **_: Any) -> None:
+        due = bool(records) if recorded else model.name == "TransactWriteItems"
+        if due and not held.is_set():
+            held.set()
+            assert go.wait(30), "the purge did not let the run go"
+
+    def note(model: Any, **_: Any) -> None:
+        if model.name == "TransactWriteItems":
+            records.append(model.name)
+
+    with ExitStack() as stack, ThreadPoolExecutor(max_workers=1) as pool:
+        (late,) = extractors(stack, 1)
+        late.store.client.meta.events.register("before-call.dynamodb", hold)
+        late.store.client.meta.events.register("after-call.dynamodb", note)
+        in_flight = pool.submit(late.run, tenant, "t1")
+
+        def let_go(_: int) -> None:
+            steps.append(1)
+            if len(steps) == step + 1:
+                go.set()
+                in_flight.result(timeout=30)
+
+        assert held.wait(30), "the run did not reach the hold"
+        sources = tables.saver.for_tenant(tenant).erasure_sources()
+        result = tables.store.purge(("memories", tenant), sources=sources, on_progress=let_go)
+        go.set()
+        in_flight.result(timeout=30)
+    during = len(steps) > step
+    if during:
+        census.check(tables.store.client, tables.store.table_name, scope, result)
+    again = tables.store.purge(("memories", tenant), sources=sources)
+    left = census.check(tables.store.client, tables.store.table_name, scope, again)
+    assert left.total == 0 and again.rows_left == 0, f"let go at step {step}"
+    return during
+
+
+@pytest.mark.parametrize("recorded", [False, True], ids=["held before its record", "after it"])
+def test_a_run_that_read_the_thread_before_the_purge_leaves_nothing_after_it(
+    tables: Tables, recorded: bool
+) -> None:
+    """A run in flight when the purge starts (it holds the thread's cursors and has read
+    the thread; it has recorded its first window, or not yet) goes on at one step of the
+    purge (each progress report in turn). What it leaves, the purge reports, and the next
+    purge erases. Finishing between the purge's read of the ledger and its delete of the
+    cursors, it left its memory outside the prefix with no ledger row naming it: the purge
+    reported 0 left and no later purge could find it."""
+    step = 0
+    while run_let_go_at(tables, step, recorded):
+        step += 1

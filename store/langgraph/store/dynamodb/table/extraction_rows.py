@@ -6,10 +6,15 @@ A tenant's rows (`row_kinds`): its extraction partition `.x/<tenant>` (cursors, 
 token counts, the ledger index, anything extraction adds there: erased whole), its ledger
 partitions `.x/<tenant>/<thread_id>`, found through the ledger index rows and the cursors
 (so a thread whose cursor a late run deleted is found too), the memories its ledger rows
-name wherever their templates put them, and its override in `._meta`. Sources come in
-that order reversed (memories, ledger, the partition, the override), so a purge killed at
-any point finds the rest when run again: the ledger names the memories, the partition
-the ledgers."""
+name wherever their templates put them, and its override in `._meta`.
+
+Sources come in this order: the cursors, the memories, the ledger, the rest of the
+partition, the override. The cursors go first: every record of a run is conditional on its
+cursor, so once they are gone no run adds a ledger row, and a run that recorded before
+finds its ledger rows read by the memories' source (a memory it writes after that, its
+advance refused, it undoes). The rest goes in reverse order of finding, so a purge killed
+at any point finds the rest when run again: the ledger names the memories, the
+partition's index rows the ledgers."""
 
 from __future__ import annotations
 
@@ -86,25 +91,35 @@ def extraction_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
             ConsistentRead=True,
         )
 
-    def ledgers() -> list[str]:
+    def read_partition() -> list[Key]:
+        """Read the tenant's partition afresh: each ledger partition it names joins
+        `seen`; the keys of its cursors."""
+        cursors = []
         for row in rows(partition, f"{PK}, {SK}, {THREAD_ID}"):
             sk = str(row[SK])
             if sk.startswith(LEDGER_INDEX):
                 seen.setdefault(ledger_pk(tenant, sk[len(LEDGER_INDEX) :]))
-            elif sk.startswith(CURSOR) and THREAD_ID in row:
-                seen.setdefault(ledger_pk(tenant, str(row[THREAD_ID])))
-        return list(seen)
+            elif sk.startswith(CURSOR):
+                cursors.append({PK: str(row[PK]), SK: sk})
+                if THREAD_ID in row:
+                    seen.setdefault(ledger_pk(tenant, str(row[THREAD_ID])))
+        return cursors
+
+    def cursors(_: Namespace) -> Iterator[Key]:
+        yield from read_partition()
 
     def memories(_: Namespace) -> Iterator[Key]:
         named: dict[tuple[str, str], None] = {}  # several threads' ledgers name one memory
-        for pk in ledgers():
+        read_partition()
+        for pk in list(seen):
             for row in rows(pk, f"{MEMORY_NAMESPACE}, {MEMORY_KEY}"):
                 named.setdefault((str(row[MEMORY_NAMESPACE]), str(row[MEMORY_KEY])))
         for namespace, key in named:
             yield {PK: namespace, SK: item_sort_key(key)}
 
     def ledger(_: Namespace) -> Iterator[Key]:
-        for pk in ledgers():
+        read_partition()
+        for pk in list(seen):
             yield from ({PK: str(row[PK]), SK: str(row[SK])} for row in rows(pk))
 
     def state(_: Namespace) -> Iterator[Key]:
@@ -116,6 +131,7 @@ def extraction_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
         yield from ({PK: str(row[PK]), SK: str(row[SK])} for row in found)
 
     return [
+        RowSource(EXTRACTION_STATE, cursors),
         RowSource(EXTRACTED_MEMORIES, memories),
         RowSource(EXTRACTION_LEDGER, ledger, lambda pk: pk.startswith(partition + "/")),
         RowSource(EXTRACTION_STATE, state, lambda pk: pk == partition),
