@@ -209,3 +209,24 @@ def test_the_deepest_update_within_the_limits_is_applied(client: Any) -> None:
     assert len(expression) == 4096
     client.update_item(TableName=TABLE, Key=KEY, UpdateExpression=expression)
     assert client.get_item(TableName=TABLE, Key=KEY)["Item"] == {**KEY, "a": {"N": "1"}}
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["SET a = :v, b = :v REMOVE a", "SET a = :v, x.a = :v, a.b = :v", "REMOVE b, c, b"],
+    ids=["the same path", "a path and one inside it", "a path removed twice"],
+)
+def test_actions_on_overlapping_paths_are_refused_among_many(client: Any, expression: str) -> None:
+    """The emulation answers "no overlap" quickly; an overlap is still refused as DynamoDB
+    refuses it, among 300 other actions, and nothing changes."""
+    client.update_item(TableName=TABLE, Key=KEY, **_sets(3))
+    before = client.get_item(TableName=TABLE, Key=KEY)["Item"]
+    others = ", ".join(f"p{i}" for i in range(300))
+    if "REMOVE " in expression:
+        padded = expression.replace("REMOVE ", f"REMOVE {others}, ")
+    else:
+        padded = f"{expression} REMOVE {others}"
+    values = {"ExpressionAttributeValues": {":v": {"N": "1"}}} if ":v" in padded else {}
+    with pytest.raises(ClientError, match="Two document paths"):
+        client.update_item(TableName=TABLE, Key=KEY, UpdateExpression=padded, **values)
+    assert client.get_item(TableName=TABLE, Key=KEY)["Item"] == before

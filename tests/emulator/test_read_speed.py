@@ -16,6 +16,7 @@ from typing import Any
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 from hypothesis import given
 from hypothesis import strategies as st
 from langgraph.store.dynamodb.testing import mock_aws
@@ -23,7 +24,7 @@ from moto.core.serialize import BaseJSONSerializer
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import Table
 
-from .conftest import create_table, local_index
+from .conftest import TABLE, create_table, local_index
 
 WRAPPED = ((Table, "query"), (Table, "scan"), (Table, "all_items"), (Item, "__deepcopy__"))
 WRAPPED += ((Item, "project"), (DynamoType, "size"))
@@ -230,3 +231,40 @@ def test_a_value_is_sized_as_moto_sizes_it(value: dict[str, Any]) -> None:
     fast = DynamoType(value).size()
     with moto_own_reads():
         assert fast == DynamoType(value).size()
+
+
+def test_an_update_copies_what_it_changes_for_the_stream_and_a_refused_update() -> None:
+    """The copies taken before an UpdateItem share the attributes it does not name: the
+    stream's old image still holds the nested values the update changed in place, and an
+    update refused part way (the item grew past 400 KB) leaves the item as it was."""
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        spec = {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
+        table = create_table(client, StreamSpecification=spec)["TableDescription"]
+        key = {"PK": {"S": "p"}, "SK": {"S": "k"}}
+        nested = {"m": {"M": {"x": {"N": "1"}}}, "l": {"L": [{"N": "1"}]}}
+        client.put_item(TableName=TABLE, Item={**key, **nested, "kept": {"S": "k"}})
+        two = {":two": {"N": "2"}}
+        change = "SET m.x = :two, l[0] = :two"
+        client.update_item(
+            TableName=TABLE, Key=key, UpdateExpression=change, ExpressionAttributeValues=two
+        )
+        streams = boto3.client("dynamodbstreams", region_name="us-east-1")
+        arn = table["LatestStreamArn"]
+        shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]
+        iterator = streams.get_shard_iterator(
+            StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
+        )["ShardIterator"]
+        modified = streams.get_records(ShardIterator=iterator)["Records"][-1]["dynamodb"]
+        assert {k: modified["OldImage"][k] for k in nested} == nested
+        assert modified["NewImage"]["m"] == {"M": {"x": {"N": "2"}}}
+        stored = client.get_item(TableName=TABLE, Key=key)["Item"]
+        huge = {":three": {"N": "3"}, ":huge": {"S": "x" * 410_000}}
+        with pytest.raises(ClientError, match="size"):
+            client.update_item(
+                TableName=TABLE,
+                Key=key,
+                UpdateExpression="SET m.x = :three, l[0] = :three, huge = :huge",
+                ExpressionAttributeValues=huge,
+            )
+        assert client.get_item(TableName=TABLE, Key=key)["Item"] == stored

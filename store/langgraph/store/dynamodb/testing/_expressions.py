@@ -6,7 +6,10 @@ more than 300 operators and functions ("Constraints in Amazon DynamoDB", "Expres
 parameters"). moto enforces neither, and its recursive parser dies with a
 `RecursionError` on an UpdateExpression of a few hundred actions (it deep-copies a tree
 nested once per action); here such a request gets the service's answer instead, and moto
-parses one within the limits with room for its recursion (`MOTO_DEPTH` frames).
+parses one within the limits with room for its recursion (`MOTO_DEPTH` frames). moto
+checks that no two actions update overlapping paths once per level of that tree, each time
+comparing every pair of paths below it: an update of 840 REMOVEs took 40 s.
+`quick_overlaps` answers "none" from a set first, and leaves the rare overlap to moto.
 
 Counted as operators: the comparators (`=` `<>` `<` `<=` `>` `>=`, the `=` of a SET action
 included), `+` and `-`, `AND` `OR` `NOT` `BETWEEN` `IN`, and every function call
@@ -102,3 +105,17 @@ def checked(original: Callable[[DynamoHandler], ActionResult]) -> Any:
             return original(self)
 
     return action
+
+
+def quick_overlaps(original: Callable[[list[str]], list[str]]) -> Callable[[list[str]], list[str]]:
+    """Wrap moto's ``find_path_overlaps`` (two paths equal, or one a dotted prefix of the
+    other): no overlap is found from a set of the paths; an overlap is moto's to name."""
+
+    def find_path_overlaps(input_list: list[str]) -> list[str]:
+        paths = set(input_list)
+        overlap = len(paths) < len(input_list) or any(
+            path[:at] in paths for path in paths for at, c in enumerate(path) if c == "."
+        )
+        return original(input_list) if overlap else []
+
+    return find_path_overlaps

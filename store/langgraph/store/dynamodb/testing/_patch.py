@@ -37,15 +37,17 @@ from langgraph.store.dynamodb.testing._errors import (
     ValidationError,
     limit_exceeded_one_online_index,
 )
-from langgraph.store.dynamodb.testing._expressions import checked
+from langgraph.store.dynamodb.testing._expressions import checked, quick_overlaps
 from langgraph.store.dynamodb.testing._moto_compat import check_targets
 from langgraph.store.dynamodb.testing._partition_query import partition_query, scoped_all_items
 from langgraph.store.dynamodb.testing._read_speed import (
     cached_sort,
+    copying_only,
     list_size,
     project_named,
     shallow_copy,
     sharing_values,
+    updated_names,
 )
 from langgraph.store.dynamodb.testing._search import search_vectors
 from langgraph.store.dynamodb.testing._sqs import atomic, checked_batch, checked_send, fair_receive
@@ -58,6 +60,7 @@ from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
 from moto.dynamodb.models.table import LocalSecondaryIndex, Table
+from moto.dynamodb.parsing import validators as update_validators
 from moto.dynamodb.responses import DynamoHandler, DynamoResult
 from moto.dynamodbstreams import urls as streams_urls
 from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
@@ -354,14 +357,21 @@ def _backend_update_item(original: Callable[..., Any]) -> Any:
         table = self.get_table(table_name)
         vectors = bool(v.indexes(table))
         hk, rk = self.get_keys_value(table, key)
+        changed = updated_names(
+            kw.get("update_expression"),
+            kw.get("expression_attribute_names"),
+            kw.get("attribute_updates"),
+        )
         before = table.get_item(hk, rk)
-        snapshot = copy.deepcopy(before)
+        with copying_only(changed):
+            snapshot = copy.deepcopy(before)
         shard = table.stream_shard
         n_records = len(shard.items) if shard is not None else 0
         try:
             _updating.active = True
             try:
-                item = original(self, table_name, key, *a, **kw)
+                with copying_only(changed):
+                    item = original(self, table_name, key, *a, **kw)
             finally:
                 _updating.active = False
             growth = lsi.check_write(
@@ -469,6 +479,7 @@ PATCHES: tuple[tuple[Any, str, tuple[str, ...], Callable[[Any], Any]], ...] = (
     (Table, "scan", ("self", "filters"), sharing_values),
     (Table, "all_items", ("self",), _all_items),
     (Item, "__deepcopy__", ("self", "memo"), shallow_copy),
+    (update_validators, "find_path_overlaps", ("input_list",), quick_overlaps),
     (Item, "project", ("self", "projection_expressions"), project_named),
     (DynamoType, "size", ("self",), list_size),
     (
