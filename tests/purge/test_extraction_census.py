@@ -8,6 +8,7 @@ the census (`tests/census.py`, one Scan) finds none of it after each failure seq
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import uuid
@@ -19,7 +20,8 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.store.dynamodb.cli.app import app
-from langgraph.store.dynamodb.extraction import SemanticFacts, TenantOverride
+from langgraph.store.dynamodb.extraction import ExtractionError, SemanticFacts, TenantOverride
+from langgraph.store.dynamodb.table import clock
 from langgraph.store.dynamodb.table.row_kinds import Scope as Whose
 from langgraph.store.dynamodb.table.row_kinds import erased_kinds
 from langgraph.store.dynamodb.testing import mock_aws
@@ -146,16 +148,25 @@ def test_a_run_at_any_step_of_the_purge_forms_nothing_after_it(tables: Tables) -
     assert tables.store.list_namespaces(prefix=("profiles", TENANT)) == []
 
 
-def run_let_go_at(tables: Tables, step: int, recorded: bool) -> bool:
+class Crash(Exception):
+    """The run's process died."""
+
+
+def run_let_go_at(
+    tables: Tables, monkeypatch: pytest.MonkeyPatch, step: int, recorded: bool, dies: bool
+) -> bool:
     """A run of a thread of a tenant of its own, held once it has read the thread (and
     recorded its first window, if `recorded`), let go at the purge's `step`-th progress
-    report (or once the purge returned); whether it was let go during the purge. The
-    purge's report agrees with the census then, and the next purge leaves nothing."""
+    report, or when the purge waits (a run holding its lease is running), or once the
+    purge returned; whether the purge has a `step`-th report. If it `dies`, it dies once
+    it has written its memory outside the prefix. The purge's report agrees with the census then, and the
+    next purge leaves nothing. The run's first strategy forms memories outside the
+    prefix."""
     tenant = f"{TENANT}-{step}"
     scope = Scope(("memories", tenant), (tenant,), formed=(("profiles", tenant, "u1"),))
     facts = tables.extractor.config().strategies[0]
     profile = SemanticFacts(name="profile", namespace=("profiles", "{tenant}", "{user_id}"))
-    tables.extractor.set_tenant_override(tenant, TenantOverride(strategies=(facts, profile)))
+    tables.extractor.set_tenant_override(tenant, TenantOverride(strategies=(profile, facts)))
     say(tables, "t1", "I prefer tea.", tenant)
     tables.extractor.run(tenant, "t1")
     say(tables, "t1", "My dog is Rex.", tenant)
@@ -164,44 +175,61 @@ def run_let_go_at(tables: Tables, step: int, recorded: bool) -> bool:
     steps: list[int] = []
 
     def hold(model: Any, **_: Any) -> None:
+        if dies and "wrote" in records:
+            raise Crash(f"killed before {model.name}, after writing its memory")
         due = bool(records) if recorded else model.name == "TransactWriteItems"
         if due and not held.is_set():
             held.set()
             assert go.wait(30), "the purge did not let the run go"
 
+    def writing(params: dict[str, Any], model: Any, **_: Any) -> None:
+        row = params.get("Key") or params.get("Item") or {}
+        if model.name in ("PutItem", "UpdateItem") and row["PK"]["S"].startswith("profiles."):
+            records.append("writing")
+
     def note(model: Any, **_: Any) -> None:
-        if model.name == "TransactWriteItems":
-            records.append(model.name)
+        if model.name == "TransactWriteItems" or records[-1:] == ["writing"]:
+            records.append("wrote" if records[-1:] == ["writing"] else "recorded")
 
     with ExitStack() as stack, ThreadPoolExecutor(max_workers=1) as pool:
         (late,) = extractors(stack, 1)
         late.store.client.meta.events.register("before-call.dynamodb", hold)
+        late.store.client.meta.events.register("before-parameter-build.dynamodb", writing)
         late.store.client.meta.events.register("after-call.dynamodb", note)
         in_flight = pool.submit(late.run, tenant, "t1")
+
+        def finish() -> None:
+            go.set()
+            with contextlib.suppress(ExtractionError):
+                in_flight.result(timeout=30)
 
         def let_go(_: int) -> None:
             steps.append(1)
             if len(steps) == step + 1:
-                go.set()
-                in_flight.result(timeout=30)
+                finish()
 
         assert held.wait(30), "the run did not reach the hold"
         sources = tables.saver.for_tenant(tenant).erasure_sources()
-        result = tables.store.purge(("memories", tenant), sources=sources, on_progress=let_go)
-        go.set()
-        in_flight.result(timeout=30)
-    during = len(steps) > step
+        with monkeypatch.context() as patched:
+            patched.setattr(clock, "sleep", lambda _: finish())
+            result = tables.store.purge(("memories", tenant), sources=sources, on_progress=let_go)
+        during = go.is_set()
+        finish()
     if during:
         census.check(tables.store.client, tables.store.table_name, scope, result)
     again = tables.store.purge(("memories", tenant), sources=sources)
     left = census.check(tables.store.client, tables.store.table_name, scope, again)
     assert left.total == 0 and again.rows_left == 0, f"let go at step {step}"
-    return during
+    return len(steps) > step
 
 
-@pytest.mark.parametrize("recorded", [False, True], ids=["held before its record", "after it"])
+@pytest.mark.parametrize(
+    ("recorded", "dies"),
+    [(False, False), (True, False), (True, True)],
+    ids=["held before its record", "after it", "after it, dying after its write"],
+)
 def test_a_run_that_read_the_thread_before_the_purge_leaves_nothing_after_it(
-    tables: Tables, recorded: bool
+    tables: Tables, monkeypatch: pytest.MonkeyPatch, recorded: bool, dies: bool
 ) -> None:
     """A run in flight when the purge starts (it holds the thread's cursors and has read
     the thread; it has recorded its first window, or not yet) goes on at one step of the
@@ -210,5 +238,5 @@ def test_a_run_that_read_the_thread_before_the_purge_leaves_nothing_after_it(
     cursors, it left its memory outside the prefix with no ledger row naming it: the purge
     reported 0 left and no later purge could find it."""
     step = 0
-    while run_let_go_at(tables, step, recorded):
+    while run_let_go_at(tables, monkeypatch, step, recorded, dies):
         step += 1

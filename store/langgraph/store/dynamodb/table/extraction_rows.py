@@ -9,19 +9,24 @@ partitions `.x/<tenant>/<thread_id>`, found through the ledger index rows and th
 name wherever their templates put them, and its override in `._meta`.
 
 Sources come in this order: the cursors, the memories, the ledger, the rest of the
-partition, the override. The cursors go first: every record of a run is conditional on its
-cursor, so once they are gone no run adds a ledger row, and a run that recorded before
-finds its ledger rows read by the memories' source (a memory it writes after that, its
-advance refused, it undoes). The rest goes in reverse order of finding, so a purge killed
-at any point finds the rest when run again: the ledger names the memories, the
+partition, the override. The cursors go first, once the runs holding one when they were
+read have had their lease (a run ends within it: the extraction Lambda's timeout is the
+lease; the purge waits at most `lease_seconds`, and only when a run holds a lease). A run
+in flight then has written what it recorded, or died; either way its ledger rows name its
+memories. Every later record of a run is conditional on its cursor, so once the cursors
+are gone no run adds a ledger row; a run that starts meanwhile finds no thread (the
+threads go before the cursors, `tenant_sources`). The rest goes in reverse order of
+finding, so a purge killed at any point finds the rest when run again (and waits again
+for the leases, which are on the cursors): the ledger names the memories, the
 partition's index rows the ledgers."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
-from langgraph.store.dynamodb.table import dynamo
+from langgraph.store.dynamodb.table import clock, dynamo
 from langgraph.store.dynamodb.table.keys import Namespace, item_sort_key
 from langgraph.store.dynamodb.table.row_kinds import (
     EXTRACTED_MEMORIES,
@@ -35,6 +40,7 @@ from langgraph.store.dynamodb.table.schema import (
     EXTRACTION_CONFIG,
     EXTRACTION_KIND,
     EXTRACTION_TENANT,
+    LEASE_UNTIL,
     LEDGER_INDEX,
     MEMORY_KEY,
     MEMORY_NAMESPACE,
@@ -46,6 +52,7 @@ from langgraph.store.dynamodb.table.schema import (
 from langgraph.store.dynamodb.table.thread_keys import escape_tenant
 
 Key = dict[str, str]
+logger = logging.getLogger(__name__)
 
 
 def tenant_pk(tenant: str) -> str:
@@ -80,6 +87,7 @@ def extraction_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
     A ledger partition found once stays listed for the purge's verification."""
     partition = tenant_pk(tenant)
     seen: dict[str, None] = {}
+    waited: list[float] = []  # once: the verification counts the cursors again
 
     def rows(pk: str, projection: str = f"{PK}, {SK}") -> Iterator[dict[str, Any]]:
         return dynamo.query(
@@ -91,22 +99,30 @@ def extraction_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
             ConsistentRead=True,
         )
 
-    def read_partition() -> list[Key]:
+    def read_partition() -> dict[tuple[str, str], float]:
         """Read the tenant's partition afresh: each ledger partition it names joins
-        `seen`; the keys of its cursors."""
-        cursors = []
-        for row in rows(partition, f"{PK}, {SK}, {THREAD_ID}"):
+        `seen`; its cursors' keys, each with when its lease ends (0: not leased)."""
+        cursors = {}
+        for row in rows(partition, f"{PK}, {SK}, {THREAD_ID}, {LEASE_UNTIL}"):
             sk = str(row[SK])
             if sk.startswith(LEDGER_INDEX):
                 seen.setdefault(ledger_pk(tenant, sk[len(LEDGER_INDEX) :]))
             elif sk.startswith(CURSOR):
-                cursors.append({PK: str(row[PK]), SK: sk})
+                cursors[(str(row[PK]), sk)] = float(row.get(LEASE_UNTIL, 0))
                 if THREAD_ID in row:
                     seen.setdefault(ledger_pk(tenant, str(row[THREAD_ID])))
         return cursors
 
     def cursors(_: Namespace) -> Iterator[Key]:
-        yield from read_partition()
+        """The cursors, once every run holding one when they were read has had its lease
+        (module docstring)."""
+        found = read_partition()
+        wait = max(found.values(), default=0.0) - clock.now()
+        if wait > 0 and not waited:
+            waited.append(wait)
+            logger.info("Purge of tenant %r waits %.0f s for its runs in flight", tenant, wait)
+            clock.sleep(wait)
+        yield from ({PK: pk, SK: sk} for pk, sk in found)
 
     def memories(_: Namespace) -> Iterator[Key]:
         named: dict[tuple[str, str], None] = {}  # several threads' ledgers name one memory
