@@ -71,7 +71,7 @@ chromium:
 # worksteal: a worker that runs out of tests takes queued ones from the other, so a
 # long test queued late does not leave one core idle at the end.
 test: lint typecheck $(NODE_MODULES) chromium
-	$(PY) -m pytest -n auto --dist worksteal
+	$(PY) -m pytest -n auto --dist worksteal --durations=25
 
 # The full workloads of issue 8 (faults, concurrency, 10,000-example properties), of
 # issue 21 (serve stopped by SIGTERM and SIGKILL under writers, export during writes) and
