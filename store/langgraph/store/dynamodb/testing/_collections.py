@@ -38,10 +38,20 @@ Attributes = Mapping[str, DynamoType]
 
 class _Measured:
     """One row's sizes, each attribute measured once: the row's, and its entry's in each
-    LSI that holds it."""
+    LSI that holds it. An attribute whose value is the very object `like` measured (the
+    row before an update shares the attributes the update left alone) takes its size."""
 
-    def __init__(self, table: Table, attributes: Attributes) -> None:
-        each = {name: bytesize(name) + value.size() for name, value in attributes.items()}
+    def __init__(self, table: Table, attributes: Attributes, like: _Measured | None = None) -> None:
+        known = like.attributes if like is not None else {}
+
+        def measure(name: str, value: DynamoType) -> int:
+            if like is not None and known.get(name) is value:
+                return like.each[name]
+            return bytesize(name) + value.size()
+
+        each = {name: measure(name, value) for name, value in attributes.items()}
+        self.attributes: Attributes = attributes
+        self.each: dict[str, int] = each
         self.size = sum(each.values())
         table_keys = {table.hash_key_attr, table.range_key_attr}
         self.entries: list[int] = []
@@ -91,7 +101,7 @@ def check_write(
     measured = _Measured(table, new)
     if measured.size + sum(measured.entries) > MAX_ITEM_BYTES:
         raise ItemSizeTooLarge()
-    growth = measured.footprint - _footprint(table, old)
+    growth = measured.footprint - (0 if old is None else _Measured(table, old, measured).footprint)
     if growth <= 0:
         return growth
     before = _collection_bytes(table, hash_key, growth, old is None, applied=applied)
