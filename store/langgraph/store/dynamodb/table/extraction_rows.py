@@ -113,6 +113,11 @@ def extraction_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
                     seen.setdefault(ledger_pk(tenant, str(row[THREAD_ID])))
         return cursors
 
+    def ledgers() -> list[str]:
+        """Every ledger partition found so far, the partition read afresh."""
+        read_partition()
+        return list(seen)
+
     def cursors(_: Namespace) -> Iterator[Key]:
         """The cursors, once every run holding one when they were read has had its lease
         (module docstring)."""
@@ -126,16 +131,14 @@ def extraction_sources(client: Any, table: str, tenant: str) -> list[RowSource]:
 
     def memories(_: Namespace) -> Iterator[Key]:
         named: dict[tuple[str, str], None] = {}  # several threads' ledgers name one memory
-        read_partition()
-        for pk in list(seen):
+        for pk in ledgers():
             for row in rows(pk, f"{MEMORY_NAMESPACE}, {MEMORY_KEY}"):
                 named.setdefault((str(row[MEMORY_NAMESPACE]), str(row[MEMORY_KEY])))
         for namespace, key in named:
             yield {PK: namespace, SK: item_sort_key(key)}
 
     def ledger(_: Namespace) -> Iterator[Key]:
-        read_partition()
-        for pk in list(seen):
+        for pk in ledgers():
             yield from ({PK: str(row[PK]), SK: str(row[SK])} for row in rows(pk))
 
     def state(_: Namespace) -> Iterator[Key]:
